@@ -1,0 +1,143 @@
+"""Every reachable placement of a piece, each with the shortest key sequence that reaches it (finesse).
+
+Keys are counted as a player presses them: a tap moves one column, holding a direction (DAS) slides to the
+wall and counts once, a soft drop held to the floor counts once, each rotation once, and the hard drop ends
+every sequence. A breadth-first search over (rotation, x, y) from the spawn position finds, for each final
+placement (its cells and the spin it scores), a sequence with the fewest presses.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+
+from game.board import PIECE_MASKS, Bitboard, Board
+from game.movement import Spin, detect_spin, drop_y, fits, kick_offset, slide, try_rotate
+from game.pieces import Piece, Rotation
+from game.rules import Rules
+
+
+class Key(str, Enum):
+    LEFT = "left"
+    RIGHT = "right"
+    DAS_LEFT = "das_left"
+    DAS_RIGHT = "das_right"
+    CW = "cw"
+    CCW = "ccw"
+    FLIP = "180"
+    SOFT_DROP = "soft_drop"
+    HARD_DROP = "hard_drop"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A final resting place of a piece and the shortest keys that put it there (ending with HARD_DROP)."""
+
+    piece: Piece
+    rotation: Rotation
+    x: int
+    y: int
+    spin: Spin
+    keys: tuple[Key, ...]
+    mask: Bitboard
+
+    @property
+    def uses_soft_drop(self) -> bool:
+        return Key.SOFT_DROP in self.keys
+
+    def cells(self) -> list[tuple[int, int]]:
+        return [(i % 10, i // 10) for i in range(400) if self.mask >> i & 1]
+
+
+_ROTATIONS = ((Key.CW, 1), (Key.CCW, -1), (Key.FLIP, 2))
+
+
+def find_placements(
+    board: Board | Bitboard,
+    piece: Piece,
+    rules: Rules,
+    *,
+    soft_drop: bool = True,
+    start: tuple[Rotation, int, int] | None = None,
+) -> list[Placement]:
+    """All distinct placements (by cells and spin) reachable from the spawn position (or `start`).
+
+    With soft_drop=False only hard drops from the spawn height are allowed (shifts and rotations happen above
+    the stack). Returns an empty list if the piece cannot spawn. Order: by key count, then discovery order.
+    """
+    bits = board.bits if isinstance(board, Board) else board
+    rotation, x, y = start if start is not None else (Rotation.NORTH, rules.spawn_x, rules.spawn_y)
+    if not fits(bits, piece, rotation, x, y):
+        return []
+    # Each state: (rotation, x, y) -> (keys, kick of the last move if it was a rotation, else None)
+    first = (rotation, x, y)
+    seen: dict[tuple[Rotation, int, int], tuple[Key, ...]] = {first: ()}
+    queue: deque[tuple[Rotation, int, int, tuple[Key, ...], tuple[int, int] | None]] = deque()
+    queue.append((rotation, x, y, (), None))
+    best: dict[tuple[Bitboard, Spin], Placement] = {}
+    order: list[tuple[Bitboard, Spin]] = []
+
+    def record(rot: Rotation, px: int, py: int, keys: tuple[Key, ...], kick: tuple[int, int] | None) -> None:
+        landing = drop_y(bits, piece, rot, px, py)
+        spin = detect_spin(bits, rules, piece, rot, px, landing, kick) if landing == py else Spin.NONE
+        if keys and keys[-1] is Key.SOFT_DROP and landing == py:
+            final_keys = keys[:-1] + (Key.HARD_DROP,)  # a hard drop does what the last soft drop did
+        else:
+            final_keys = keys + (Key.HARD_DROP,)
+        mask = PIECE_MASKS[piece, rot, px, landing]
+        key = (mask, spin)
+        known = best.get(key)
+        if known is None:
+            order.append(key)
+        if known is None or len(final_keys) < len(known.keys):
+            best[key] = Placement(piece, rot, px, landing, spin, final_keys, mask)
+
+    while queue:
+        rot, px, py, keys, kick = queue.popleft()
+        record(rot, px, py, keys, kick)
+        moves: list[tuple[Key, Rotation, int, int, tuple[int, int] | None]] = []
+        for key, dx in ((Key.LEFT, -1), (Key.RIGHT, 1)):
+            if fits(bits, piece, rot, px + dx, py):
+                moves.append((key, rot, px + dx, py, None))
+        for key, dx in ((Key.DAS_LEFT, -1), (Key.DAS_RIGHT, 1)):
+            end_x = slide(bits, piece, rot, px, py, dx)
+            if abs(end_x - px) > 1:
+                moves.append((key, rot, end_x, py, None))
+        for key, turns in _ROTATIONS:
+            turned = try_rotate(bits, rules, piece, rot, px, py, turns)
+            if turned is not None:
+                end, nx, ny, index = turned
+                moves.append((key, end, nx, ny, kick_offset(rules, piece, rot, end, index)))
+        if soft_drop:
+            landing = drop_y(bits, piece, rot, px, py)
+            if landing != py:
+                moves.append((Key.SOFT_DROP, rot, px, landing, None))
+        for key, nrot, nx, ny, nkick in moves:
+            state = (nrot, nx, ny)
+            if state in seen:
+                # Reached again by a rotation: the same cells may score a spin this way, so record it too.
+                if nkick is not None and len(seen[state]) >= len(keys) + 1:
+                    record(nrot, nx, ny, keys + (key,), nkick)
+                continue
+            seen[state] = keys + (key,)
+            queue.append((nrot, nx, ny, keys + (key,), nkick))
+    return [best[key] for key in sorted(order, key=lambda k: len(best[k].keys))]
+
+
+def minimal_keys(
+    board: Board | Bitboard, piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules, *, soft_drop: bool = True
+) -> tuple[Key, ...] | None:
+    """The shortest key sequence that locks the piece at (rotation, x, y), ignoring spin; None if unreachable."""
+    mask = PIECE_MASKS.get((piece, rotation, x, y))
+    if mask is None:
+        return None
+    found = [p.keys for p in find_placements(board, piece, rules, soft_drop=soft_drop) if p.mask == mask]
+    return min(found, key=len) if found else None
+
+
+def finesse_faults(keys_used: int, minimal: tuple[Key, ...] | None) -> int:
+    """Extra presses over the minimum for one placement (0 if the placement had no known minimum)."""
+    if minimal is None:
+        return 0
+    return max(0, keys_used - len(minimal))

@@ -1,0 +1,44 @@
+"""The rules a placement depends on, in one frozen value shared by the engine, the AI and the PC solver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from game.rotation import RotationSystem, builtin_system
+
+# Every piece spawns in its spawn state with its rotation cell here: flat side down on row 20, just above the
+# 20 visible rows; 3-wide pieces take columns 3-5 (left of centre), I takes 3-6 and O takes 4-5.
+SPAWN_X = 4
+SPAWN_Y = 20
+
+
+class SpinRule(str, Enum):
+    """Which rotations into place score as spins."""
+
+    T_SPIN = "tspin"  # guideline: T pieces only, 3-corner rule with mini/full
+    ALL_SPIN = "allspin"  # T as above; other pieces that end immobile after a rotation score a mini spin
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Rotation system and the switches that change which placements exist and how they score."""
+
+    rotation: RotationSystem = field(default_factory=lambda: builtin_system("srs"))
+    allow_180: bool = False
+    hold: bool = True
+    spin_rule: SpinRule = SpinRule.T_SPIN
+    spawn_x: int = SPAWN_X
+    spawn_y: int = SPAWN_Y
+
+    def cache_key(self) -> tuple:
+        """A hashable value that changes whenever a rule affecting placements changes (for solver caches)."""
+        return (id(self.rotation.tests), self.rotation.name, self.allow_180, self.hold, self.spin_rule, self.spawn_x, self.spawn_y)
+
+    @classmethod
+    def named(cls, rotation: str = "srs", **kwargs) -> Rules:
+        """Rules with a built-in rotation system key (srs, srs+, none, nrs) or a kick-table path."""
+        from game.rotation import resolve_system
+
+        return cls(rotation=resolve_system(rotation), **kwargs)
