@@ -57,13 +57,17 @@ class RotationSystem:
     table: dict[tuple[Piece, str], tuple[Cell, ...]] = field(repr=False, compare=False)
     has_180_kicks: bool = False
     source: str = ""
+    # The validated document it was built from, so a replay or a worker can rebuild the exact same system.
+    document: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def kicks(self, piece: Piece, start: Rotation, end: Rotation) -> tuple[Cell, ...]:
         """Positions offsets to try, in order, when turning `piece` from `start` to `end`."""
         return self.tests[piece, start, end]
 
     def with_name(self, name: str) -> RotationSystem:
-        return RotationSystem(name, self.description, self.tests, self.table, self.has_180_kicks, self.source)
+        return RotationSystem(
+            name, self.description, self.tests, self.table, self.has_180_kicks, self.source, self.document
+        )
 
 
 def _parse_cell(value: Any, where: str) -> Cell:
@@ -148,7 +152,7 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
             written = table.get((piece, transition), ((0, 0),))
             tests[piece, start, end] = tuple((dx + shift_x, dy + shift_y) for dx, dy in written)
     has_180 = any(t in TRANSITIONS_180 for _, t in table)
-    return RotationSystem(name.strip(), description, tests, table, has_180, source)
+    return RotationSystem(name.strip(), description, tests, table, has_180, source, data)
 
 
 def load_kick_file(path: str | Path) -> RotationSystem:
