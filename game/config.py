@@ -11,7 +11,7 @@ from game.randomizer import RANDOMIZERS
 from game.rotation import BUILTIN_FILES, build_rotation_system
 from game.rules import Rules, SpinRule
 
-GRAVITY_UNIT = 1 << 16  # sub-cell units per cell; gravity is integer units per tick, so falling is exact
+GRAVITY_UNIT = 60 * 4096  # sub-cell units per cell (a multiple of 60, so 1/60 G is exact); falling is integer
 MAX_GRAVITY = 20.0  # 20G: the piece falls to the floor within the tick
 
 

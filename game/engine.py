@@ -442,5 +442,10 @@ class Game:
         return drop_y(self.board.bits, a.piece, a.rotation, a.x, a.y)
 
     @property
+    def held_buttons(self) -> Button:
+        """The buttons held in the last tick (a new press needs them released first)."""
+        return self._previous_buttons
+
+    @property
     def seconds(self) -> float:
         return self.ticks / 60

@@ -78,7 +78,7 @@ class HorizontalTimer:
 
     def cut(self) -> None:
         """DAS cut delay: suspend auto-repeat after a rotation or a new piece."""
-        if self._dcd:
+        if self._dcd and self.direction != 0:
             self._pause = self._dcd
 
     def step(self, held: Button, pressed: Button) -> int:

@@ -97,10 +97,11 @@ class BagRandomizer(Randomizer):
         return result
 
     def _draw(self) -> Piece:
-        if not self._dealing:
-            bag = list(self._full_bag())
-            self._rng.shuffle(bag)
-            self._dealing = bag[::-1]  # pop() from the end deals the shuffled bag front to back
+        left = list(self.state) if self.state else list(self._full_bag())  # type: ignore[arg-type]
+        if sorted(self._dealing) != left:
+            # A new bag, or a state set from outside (a game started mid-bag): shuffle what is left.
+            self._rng.shuffle(left)
+            self._dealing = left[::-1]  # pop() from the end deals the shuffled bag front to back
         return self._dealing.pop()
 
     def bag_position(self, state: State | None = None) -> int:

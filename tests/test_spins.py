@@ -1,0 +1,94 @@
+"""T-spin detection and the classic spin setups, checked through the placement search and the engine."""
+
+from __future__ import annotations
+
+from game.board import Board
+from game.finesse import Key, find_placements
+from game.movement import Spin, detect_spin
+from game.pieces import Piece, Rotation
+from game.rules import Rules, SpinRule
+from game.scoring import lock_piece
+
+N, E, S, W = Rotation
+
+
+def placements_at(rows: list[str], piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules):
+    return [p for p in find_placements(Board.from_rows(rows), piece, rules) if (p.rotation, p.x, p.y) == (rotation, x, y)]
+
+
+TSD = [
+    "XX........",
+    "X...XXXXXX",
+    "XX.XXXXXXX",
+]
+
+TST = [
+    "XX........",
+    "..........",
+    "X.XXXXXXXX",
+    "X..XXXXXXX",
+    "X.XXXXXXXX",
+]
+
+# T-spin mini: a T turned into a notch on the floor with only one front corner filled.
+MINI = [
+    "..........",
+    "X.........",
+]
+
+
+class TestSetups:
+    def test_tsd_is_found_and_clears_two_as_a_full_spin(self) -> None:
+        rules = Rules.named("srs")
+        found = placements_at(TSD, Piece.T, S, 2, 1, rules)
+        spins = {p.spin for p in found}
+        assert Spin.FULL in spins
+        full = next(p for p in found if p.spin is Spin.FULL)
+        assert full.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)  # it ends with a rotation into the slot
+        _, result = lock_piece(Board.from_rows(TSD), Piece.T, S, 2, 1, Spin.FULL, -1, -1)
+        assert result.lines == 2 and result.label() == "T-SPIN DOUBLE"
+
+    def test_tst_needs_the_fifth_kick_and_no_kicks_cannot_do_it(self) -> None:
+        found = placements_at(TST, Piece.T, E, 1, 1, Rules.named("srs"))
+        assert [p.spin for p in found] == [Spin.FULL]
+        assert placements_at(TST, Piece.T, E, 1, 1, Rules.named("none")) == []
+        _, result = lock_piece(Board.from_rows(TST), Piece.T, E, 1, 1, Spin.FULL, -1, -1)
+        assert result.lines == 3 and result.label() == "T-SPIN TRIPLE"
+
+    def test_mini_and_the_fin_kick_upgrade(self) -> None:
+        # T pointing left at (1, 1): corners (2,2), (0,0), (2,0) filled, front corner (0,2) empty.
+        board = Board.from_rows(["..X.......", "..........", "X.X......."])
+        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, (0, 0)) is Spin.MINI
+        # The same spot reached with the TST/fin kick (+-1, +-2) counts as a full spin.
+        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, (1, -2)) is Spin.FULL
+        # Not a rotation last: no spin at all.
+        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, None) is Spin.NONE
+        # Two filled corners are not enough.
+        two = Board.from_rows(["..........", "..........", "X.X......."])
+        assert detect_spin(two, Rules(), Piece.T, W, 1, 1, (0, 0)) is Spin.NONE
+        _, result = lock_piece(board, Piece.T, W, 1, 1, Spin.MINI, -1, -1)
+        assert result.lines == 0 and result.label() == "MINI T-SPIN"
+
+    def test_walls_count_as_corners(self) -> None:
+        board = Board.from_rows(["X.........", ".........."])
+        # T EAST at (0, 1): left corners are outside the field, (1, 0) empty, (1, 2) empty -> 2 filled + 0.
+        assert detect_spin(board, Rules(), Piece.T, E, 0, 1, (0, 0)) is Spin.NONE
+        board = Board.from_rows(["XX........", "..........", ".X........"])
+        # corners of (0,1): (-1,2) wall, (1,2) X, (-1,0) wall, (1,0) X -> 4 filled, front (east) both filled.
+        assert detect_spin(board, Rules(), Piece.T, E, 0, 1, (0, 0)) is Spin.FULL
+
+    def test_spin_after_soft_drop_does_not_count(self) -> None:
+        # Rotating in the air and then falling into place is a drop, not a spin.
+        rules = Rules.named("srs")
+        for placement in find_placements(Board.from_rows(TSD), Piece.T, rules):
+            if placement.spin is not Spin.NONE:
+                assert placement.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
+
+    def test_all_spin_rule_gives_other_pieces_minis(self) -> None:
+        # A Z stood up in a pocket where it cannot move left, right or up.
+        pocket = Board.from_rows(["XX.XXXXXXX", "X..XXXXXXX", "X.XXXXXXXX"])
+        assert pocket.fits(Piece.Z, E, 1, 1)
+        assert detect_spin(pocket, Rules(spin_rule=SpinRule.ALL_SPIN), Piece.Z, E, 1, 1, (0, 0)) is Spin.MINI
+        assert detect_spin(pocket, Rules(spin_rule=SpinRule.T_SPIN), Piece.Z, E, 1, 1, (0, 0)) is Spin.NONE
+        # In the open it can move, so no spin even under all-spin.
+        assert detect_spin(Board(), Rules(spin_rule=SpinRule.ALL_SPIN), Piece.Z, E, 4, 1, (0, 0)) is Spin.NONE
