@@ -1,0 +1,225 @@
+"""Read as much as possible out of a damaged or foreign settings file, and say what was not read.
+
+Three layers, each keeping what it can:
+* :func:`parse_toml_lenient` skips lines TOML cannot parse (a broken table header skips its whole table).
+* :func:`salvage_groups` validates group by group and field by field: one bad field falls back to its
+  default while the rest of its group is kept.
+* :func:`apply_env` layers ``STACKCOACH_*`` environment overrides on top; a bad override is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_settings import EnvSettingsSource
+
+from settings.messages import describe, show
+from settings.model import ENV_NESTED_DELIMITER, ENV_PREFIX, GROUPS, Settings
+
+_WHERE = re.compile(r"\s*\(at line (\d+), column \d+\)\s*$")
+_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+_MAX_SKIPS = 100
+REPLACEMENT_CHAR = "\ufffd"
+
+
+@dataclass
+class ParseOutcome:
+    """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped line, first error
+    first; ``gave_up`` means nothing could be read."""
+
+    data: dict[str, Any]
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    gave_up: bool = False
+
+
+def parse_toml_lenient(text: str) -> ParseOutcome:
+    """Parse TOML, blanking each offending line (and a broken ``[table]`` header's whole table) until the
+    rest parses. Line numbers in the result refer to the original text."""
+    # Split on "\n" only: TOML counts lines that way, unlike str.splitlines.
+    lines = text.split("\n")
+    outcome = ParseOutcome({})
+    for _ in range(_MAX_SKIPS):
+        try:
+            outcome.data = tomllib.loads("\n".join(lines))
+            return outcome
+        except tomllib.TOMLDecodeError as error:
+            message = str(error)
+            where = _WHERE.search(message)
+            if where:
+                index = int(where.group(1)) - 1
+                reason = message[: where.start()]
+            else:  # "(at end of document)": a truncated file; its last non-blank line is the broken one
+                reason = _AT_END.sub("", message)
+                index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+            if not 0 <= index < len(lines) or not lines[index].strip():
+                break  # no progress possible
+            outcome.errors.append((index + 1, reason))
+            header = lines[index].lstrip().startswith("[")
+            lines[index] = ""
+            if header:  # keys after a broken header would land in the wrong table
+                for j in range(index + 1, len(lines)):
+                    if lines[j].lstrip().startswith("["):
+                        break
+                    lines[j] = ""
+    outcome.gave_up = True
+    outcome.data = {}
+    return outcome
+
+
+def drop_unreadable(data: dict[str, Any], prefix: str = "") -> list[str]:
+    """Remove (in place) values holding text that was not valid UTF-8 (decoded as U+FFFD); returns their
+    dotted names. Only used after a non-UTF-8 file was decoded with replacement."""
+    dropped: list[str] = []
+    for key in list(data):
+        value = data[key]
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            dropped += drop_unreadable(value, name + ".")
+        elif REPLACEMENT_CHAR in repr(value):
+            del data[key]
+            dropped.append(name)
+    return dropped
+
+
+def _validate(model: type[BaseModel], data: dict[str, Any], strict: bool) -> tuple[BaseModel | None, list]:
+    try:
+        return model.model_validate(data, strict=strict), []
+    except ValidationError as error:
+        return None, error.errors(include_url=False)
+
+
+def salvage_group(
+    model: type[BaseModel], name: str, data: dict[str, Any], strict: bool = True
+) -> tuple[BaseModel, dict[str, str], list[str]]:
+    """Validate ``data`` (known fields only) for one group, dropping each invalid field so it takes its
+    default. Returns (instance, {field: why it was dropped}, whole-group messages). File data is validated
+    strictly (no "5" for 5, no true for 1); environment data, which is all text, is not."""
+    data = dict(data)
+    dropped: dict[str, str] = {}
+    messages: list[str] = []
+    for _ in range(len(model.model_fields) + 3):
+        instance, errors = _validate(model, data, strict)
+        if instance is not None:
+            return instance, dropped, messages
+        field_errors = [e for e in errors if e["loc"] and e["loc"][0] in data]
+        for error in field_errors:
+            key = str(error["loc"][0])
+            dropped.setdefault(key, describe(error, model))
+            data.pop(key, None)
+        if field_errors:
+            continue
+        reason = "; ".join(describe(e, model) for e in errors)
+        repair = getattr(model, "_salvage_repair", None)
+        if repair is not None and data:
+            try:
+                data, fixes = repair(data)
+            except Exception:  # noqa: BLE001 - a failed repair falls back to the group defaults
+                fixes = []
+            if fixes:
+                messages += fixes
+                continue
+        messages.append(f"{name}: {reason}; using the defaults for [{name}]")
+        data = {}
+    return model(), dropped, messages
+
+
+def salvage_groups(data: dict[str, Any]) -> tuple[dict[str, BaseModel], list[str]]:
+    """Every group from raw (current-schema) file data, plus messages for whatever was not kept."""
+    problems: list[str] = []
+    for key, value in data.items():
+        if key not in GROUPS:
+            names = [f"{key}.{sub}" for sub in value] if isinstance(value, dict) and value else [key]
+            problems += [f"unknown key '{n}' ignored" for n in names]
+    groups: dict[str, BaseModel] = {}
+    for name, model in GROUPS.items():
+        raw = data.get(name, {})
+        if not isinstance(raw, dict):
+            problems.append(
+                f"{name}: expected a table [{name}], got {show(raw)}; using the defaults for [{name}]"
+            )
+            raw = {}
+        known = {k: v for k, v in raw.items() if k in model.model_fields}
+        problems += [f"unknown key '{name}.{k}' ignored" for k in raw if k not in model.model_fields]
+        instance, dropped, messages = salvage_group(model, name, known)
+        for key, why in dropped.items():
+            problems.append(f"{name}.{key}: {why}; using {show(getattr(instance, key))}")
+        problems += messages
+        groups[name] = instance
+    return groups, problems
+
+
+def env_var(*parts: str) -> str:
+    return ENV_PREFIX + ENV_NESTED_DELIMITER.join(p.upper() for p in parts)
+
+
+def read_env() -> tuple[dict[str, Any], list[str]]:
+    """``STACKCOACH_*`` overrides as nested raw data, using pydantic-settings' own parsing. A group whose
+    variables cannot be parsed (a list that is not valid JSON) is skipped and reported; the others apply."""
+    source = EnvSettingsSource(Settings)
+    problems: list[str] = []
+    for _ in range(len(GROUPS) + 2):
+        try:
+            return source(), problems
+        except Exception as error:  # noqa: BLE001 - pydantic-settings names the group in its message
+            match = re.search(r'field "(\w+)"', str(error))
+            env_vars = getattr(source, "env_vars", None)
+            prefix = env_var(match.group(1)).lower() if match else ""
+            bad = [
+                k
+                for k in env_vars or {}
+                if prefix and (k.lower() == prefix or k.lower().startswith(prefix + "__"))
+            ]
+            if not bad or not isinstance(env_vars, Mapping):
+                return {}, [*problems, f"environment overrides ignored: {error}"]
+            cause = error.__cause__ or error
+            problems.append(f"{', '.join(sorted(k.upper() for k in bad))} ignored: not valid JSON ({cause})")
+            source.env_vars = {k: v for k, v in env_vars.items() if k not in bad}
+    return {}, problems
+
+
+def apply_env(
+    groups: dict[str, BaseModel], env: dict[str, Any]
+) -> tuple[dict[str, BaseModel], list[str], list[str]]:
+    """Layer environment overrides on validated groups. Returns (groups, problems, notices). A bad override
+    is ignored and the file's value kept; overrides that clash with the rest of their group (a key already
+    bound elsewhere, a unit that makes the file's DAS out of range) are all ignored for that group."""
+    problems: list[str] = []
+    notices: list[str] = []
+    groups = dict(groups)
+    for name, overrides in env.items():
+        if name not in GROUPS:
+            problems.append(f"{env_var(name)} is not a setting that can be overridden; ignored")
+            continue
+        if not isinstance(overrides, dict):
+            problems.append(f"{env_var(name)}: expected {env_var(name, 'setting')}=value; ignored")
+            continue
+        model = GROUPS[name]
+        known = {k: v for k, v in overrides.items() if k in model.model_fields}
+        problems += [
+            f"{env_var(name, k)}: unknown setting '{name}.{k}'; ignored" for k in overrides if k not in known
+        ]
+        base = groups[name].model_dump()
+        while known:
+            instance, errors = _validate(model, {**base, **known}, strict=False)  # env values are text
+            if instance is not None:
+                notices += [
+                    f"{name}.{k} = {show(getattr(instance, k))} (from {env_var(name, k)})" for k in known
+                ]
+                groups[name] = instance
+                break
+            own = [e for e in errors if e["loc"] and e["loc"][0] in known]
+            for error in own:
+                key = str(error["loc"][0])
+                if known.pop(key, None) is not None:
+                    problems.append(f"{env_var(name, key)}: {describe(error, model)}; ignored")
+            if not own:
+                where = [f"{name}.{e['loc'][0]}: " if e["loc"] else "" for e in errors]
+                detail = "; ".join(w + describe(e, model) for w, e in zip(where, errors))
+                problems.append(f"{', '.join(env_var(name, k) for k in known)} ignored: {detail}")
+                break
+    return groups, problems, notices
