@@ -60,11 +60,14 @@ def find_placements(
     *,
     soft_drop: bool = True,
     start: tuple[Rotation, int, int] | None = None,
+    target: Bitboard | None = None,
 ) -> list[Placement]:
     """All distinct placements (by cells and spin) reachable from the spawn position (or `start`).
 
     With soft_drop=False only hard drops from the spawn height are allowed (shifts and rotations happen above
     the stack). Returns an empty list if the piece cannot spawn. Order: by key count, then discovery order.
+    With `target` (a cell mask) the search stops as soon as no shorter way to those cells can exist; the
+    placements returned then include the target's shortest one (if reachable) but not necessarily all others.
     """
     bits = board.bits if isinstance(board, Board) else board
     rotation, x, y = start if start is not None else (Rotation.NORTH, rules.spawn_x, rules.spawn_y)
@@ -95,6 +98,11 @@ def find_placements(
 
     while queue:
         rot, px, py, keys, kick = queue.popleft()
+        if target is not None:
+            # Every later state costs at least len(keys) keys plus the drop; nothing shorter can follow.
+            found = [p for (mask, _), p in best.items() if mask == target]
+            if found and min(len(p.keys) for p in found) <= len(keys):
+                break
         record(rot, px, py, keys, kick)
         moves: list[tuple[Key, Rotation, int, int, tuple[int, int] | None]] = []
         for key, dx in ((Key.LEFT, -1), (Key.RIGHT, 1)):
@@ -132,7 +140,8 @@ def minimal_keys(
     mask = PIECE_MASKS.get((piece, rotation, x, y))
     if mask is None:
         return None
-    found = [p.keys for p in find_placements(board, piece, rules, soft_drop=soft_drop) if p.mask == mask]
+    placements = find_placements(board, piece, rules, soft_drop=soft_drop, target=mask)
+    found = [p.keys for p in placements if p.mask == mask]
     return min(found, key=len) if found else None
 
 
