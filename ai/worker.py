@@ -1,0 +1,144 @@
+"""The AI worker: answers requests from the window, in its own process, one at a time, newest first.
+
+`serve(transport)` is the whole loop; a transport is anything with `send`, `poll` and `recv` (a multiprocessing
+Connection, or the in-process fake the tests use). While it works on one request it keeps an eye on the
+transport: a newer request cancels the current one (its best answer so far is still sent), a Ping is answered
+at once, and Shutdown or a closed pipe ends the loop.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
+
+from ai.protocol import Answer, PcRequest, Ping, Pong, Request, Shutdown, SuggestRequest, WorkerFailure
+
+
+class Transport(Protocol):
+    def send(self, message: Any) -> None: ...
+
+    def poll(self, timeout: float | None = 0.0) -> bool: ...
+
+    def recv(self) -> Any: ...
+
+
+Handler = Callable[[Request, Callable[[], bool], Callable[[Answer], None]], None]
+
+
+class _Session:
+    """Reads the transport between work steps; remembers the request that interrupted the current one."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.pending: Request | None = None
+        self.closed = False
+
+    def next_request(self) -> Request | None:
+        if self.closed:
+            return None
+        if self.pending is not None:
+            request, self.pending = self.pending, None
+            return request
+        try:
+            return self.transport.recv()
+        except (EOFError, OSError):
+            self.closed = True
+            return None
+
+    def should_stop(self) -> bool:
+        """True when a newer request (or the end) has arrived; Pings are answered here without stopping."""
+        if self.pending is not None or self.closed:
+            return True
+        try:
+            while self.transport.poll(0):
+                message = self.transport.recv()
+                if isinstance(message, Ping):
+                    self.transport.send(Pong(message.generation))
+                    continue
+                self.pending = message
+                return True
+        except (EOFError, OSError):
+            self.closed = True
+            return True
+        return False
+
+
+def serve(transport: Transport, handler: Handler | None = None) -> None:
+    """Answer requests until Shutdown arrives or the other end closes."""
+    if handler is None:
+        from ai.service import handle as handler  # the real engines, imported in the worker only
+    session = _Session(transport)
+    while True:
+        request = session.next_request()
+        if request is None or isinstance(request, Shutdown):
+            return
+        if isinstance(request, Ping):
+            transport.send(Pong(request.generation))
+            continue
+        # Skip straight to the newest request if several are already waiting.
+        while session.should_stop() and session.pending is not None:
+            request, session.pending = session.pending, None
+            if isinstance(request, Shutdown):
+                return
+        if session.closed:
+            return
+        try:
+            handler(request, session.should_stop, transport.send)
+        except (EOFError, OSError, BrokenPipeError):
+            return
+        except Exception as error:  # noqa: BLE001 - report any engine failure to the UI instead of dying
+            detail = traceback.format_exception_only(type(error), error)[-1].strip()
+            try:
+                transport.send(WorkerFailure(request.generation, f"{type(request).__name__}: {detail}"))
+            except (EOFError, OSError):
+                return
+
+
+def worker_main(connection: Connection) -> None:
+    """Entry point of the worker process."""
+    try:
+        serve(connection)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        connection.close()
+
+
+def start_process(*, name: str = "stackcoach-ai") -> tuple[multiprocessing.process.BaseProcess, Connection]:
+    """Start a worker with the spawn method (no SDL state is forked). Returns the process and our end."""
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe(duplex=True)
+    process = context.Process(target=worker_main, args=(theirs,), name=name, daemon=True)
+    process.start()
+    theirs.close()  # only the child holds it now, so its death shows up as EOF on our end
+    return process, ours
+
+
+def stop_process(process: multiprocessing.process.BaseProcess, connection: Connection | None,
+                 timeout: float = 1.0) -> None:
+    """Ask the worker to stop, then terminate and finally kill it; never leaves it running."""
+    if connection is not None:
+        try:
+            connection.send(Shutdown())
+        except (OSError, ValueError):
+            pass
+    process.join(timeout)
+    if process.is_alive():
+        process.terminate()
+        process.join(timeout)
+    if process.is_alive():
+        process.kill()
+        process.join(timeout)
+    if connection is not None:
+        connection.close()
+
+
+def elapsed_ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+__all__ = ["PcRequest", "SuggestRequest", "Transport", "serve", "start_process", "stop_process", "worker_main"]

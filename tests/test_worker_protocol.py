@@ -1,0 +1,176 @@
+"""The worker protocol and client, over the in-process fake transport (no subprocess) with scripted handlers."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import time
+
+import pytest
+
+from ai.protocol import PcAnswer, PcRequest, Ping, Pong, Snapshot, Suggestion, SuggestRequest, WorkerFailure
+from ai.worker import serve
+from game.board import Board
+from game.pieces import Piece
+from game.rules import Rules
+from ui.worker_client import WorkerClient, spawn_thread_worker
+
+
+def snapshot(current: Piece = Piece.T) -> Snapshot:
+    return Snapshot(Board(), current, (Piece.I, Piece.O), None, False, -1, -1, Rules(), "7bag", ())
+
+
+def wait_for(client: WorkerClient, count: int = 1, timeout: float = 3.0) -> list:
+    answers: list = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and len(answers) < count:
+        answers.extend(client.poll())
+        time.sleep(0.005)
+    return answers
+
+
+def echo_handler(request, should_stop, send) -> None:
+    """Answers a suggestion with a streamed partial answer then a final one; stops early when asked."""
+    if isinstance(request, SuggestRequest):
+        send(Suggestion(request.generation, None, final=False, depth=1))
+        for _ in range(20):
+            if should_stop():
+                break
+            time.sleep(0.002)
+        send(Suggestion(request.generation, None, final=True, depth=2))
+    elif isinstance(request, PcRequest):
+        send(PcAnswer(request.generation, solvable=True, chance=0.5))
+
+
+def test_messages_are_frozen_and_picklable() -> None:
+    request = SuggestRequest(3, snapshot())
+    assert pickle.loads(pickle.dumps(request)) == request
+    with pytest.raises(AttributeError):
+        request.generation = 4  # type: ignore[misc]
+
+
+def test_answers_carry_the_request_generation_and_stream() -> None:
+    with WorkerClient(lambda: spawn_thread_worker(echo_handler)) as client:
+        generation = client.suggest(snapshot())
+        answers = wait_for(client, 2)
+        assert [a.generation for a in answers] == [generation, generation]
+        assert [a.final for a in answers] == [False, True]
+
+
+def test_stale_answers_are_dropped() -> None:
+    release = threading.Event()
+
+    def slow(request, should_stop, send) -> None:
+        release.wait(2)
+        send(Suggestion(request.generation, None, final=True))
+
+    with WorkerClient(lambda: spawn_thread_worker(slow)) as client:
+        old = client.suggest(snapshot(Piece.T))
+        time.sleep(0.05)  # the worker is now busy with `old`
+        new = client.suggest(snapshot(Piece.I))
+        release.set()
+        answers = wait_for(client, 1)
+        time.sleep(0.1)
+        answers += client.poll()
+        assert old != new
+        assert [a.generation for a in answers] == [new]
+
+
+def test_new_state_cancels_old_work() -> None:
+    started = threading.Event()
+    cancelled = []
+
+    def endless(request, should_stop, send) -> None:
+        started.set()
+        while not should_stop():
+            time.sleep(0.001)
+        cancelled.append(request.generation)
+        send(Suggestion(request.generation, None, final=True))
+
+    with WorkerClient(lambda: spawn_thread_worker(endless)) as client:
+        first = client.suggest(snapshot())
+        started.wait(2)
+        second = client.suggest(snapshot(Piece.I))
+        time.sleep(0.1)
+        client.solve_pc(snapshot())  # interrupts the second one too
+        wait_for(client, 1, timeout=1.0)
+        assert cancelled[:2] == [first, second]
+
+
+def test_ping_is_answered_during_work() -> None:
+    from ui.worker_client import _QueueEnd  # the fake transport itself
+    import queue
+
+    to_worker: queue.Queue = queue.Queue()
+    to_ui: queue.Queue = queue.Queue()
+    ui_end, worker_end = _QueueEnd(to_ui, to_worker), _QueueEnd(to_worker, to_ui)
+
+    def busy(request, should_stop, send) -> None:
+        deadline = time.monotonic() + 1
+        while time.monotonic() < deadline and not should_stop():
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=serve, args=(worker_end, busy), daemon=True)
+    thread.start()
+    ui_end.send(SuggestRequest(1, snapshot()))
+    time.sleep(0.05)
+    ui_end.send(Ping(7))
+    assert ui_end.poll(1.0)
+    assert ui_end.recv() == Pong(7)
+    ui_end.close()
+    thread.join(2)
+    assert not thread.is_alive()
+
+
+def test_a_handler_exception_is_reported_and_the_worker_lives_on() -> None:
+    def fragile(request, should_stop, send) -> None:
+        if isinstance(request, SuggestRequest):
+            raise RuntimeError("engine exploded")
+        send(PcAnswer(request.generation, solvable=False))
+
+    with WorkerClient(lambda: spawn_thread_worker(fragile)) as client:
+        client.suggest(snapshot())
+        failures = wait_for(client, 1)
+        assert isinstance(failures[0], WorkerFailure) and "engine exploded" in failures[0].message
+        generation = client.solve_pc(snapshot())
+        answers = wait_for(client, 1)
+        assert answers and answers[0].generation == generation
+
+
+def test_restart_after_the_worker_dies_and_the_request_is_resent() -> None:
+    spawned = []
+
+    def spawn():
+        handle = spawn_thread_worker(echo_handler)
+        spawned.append(handle)
+        return handle
+
+    with WorkerClient(spawn) as client:
+        generation = client.suggest(snapshot())
+        assert wait_for(client, 2)
+        client.kill_worker_for_test()
+        generation = client.suggest(snapshot(Piece.L))  # sent into a dead worker
+        answers = wait_for(client, 2, timeout=4.0)
+        assert len(spawned) == 2 and client.status.restarts >= 1
+        assert answers and answers[-1].generation == generation and answers[-1].final
+
+
+def test_a_hung_worker_is_replaced_after_the_deadline() -> None:
+    spawned = []
+
+    def hang_first(request, should_stop, send) -> None:
+        if len(spawned) == 1:
+            time.sleep(10)  # ignores should_stop: a hang
+        send(Suggestion(request.generation, None, final=True))
+
+    def spawn():
+        handle = spawn_thread_worker(hang_first)
+        spawned.append(handle)
+        return handle
+
+    with WorkerClient(spawn, deadline_s=0.3) as client:
+        generation = client.suggest(snapshot())
+        answers = wait_for(client, 1, timeout=4.0)
+        assert len(spawned) == 2
+        assert "did not answer" in client.status.last_problem or client.status.restarts >= 1
+        assert answers and answers[0].generation == generation

@@ -1,0 +1,281 @@
+"""The window's side of the AI worker: send requests, poll answers without blocking, survive worker faults.
+
+Every scene uses one `WorkerClient`. `poll()` never waits: it returns the current (non-stale) answers that
+have arrived. If the worker dies or stops answering within the deadline, the client kills it, starts a new
+one after a back-off (0.25 s doubling up to 4 s) and re-sends the latest request of each kind, so hints come back
+on their own. `close()` (also run at exit) never leaves a worker process behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ai.protocol import Answer, Generations, PcAnswer, PcRequest, Pong, Request, Suggestion, SuggestRequest, WorkerFailure
+from ai.worker import serve, start_process, stop_process
+
+KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc"}
+ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc"}
+
+
+class WorkerHandle:
+    """A running worker: its connection plus a way to tell if it lives and to end it."""
+
+    def __init__(self, connection: Any, alive: Callable[[], bool], stop: Callable[[], None], kill: Callable[[], None],
+                 pid: int | None = None) -> None:
+        self.connection = connection
+        self.alive = alive
+        self.stop = stop
+        self.kill = kill
+        self.pid = pid
+
+
+def spawn_process_worker() -> WorkerHandle:
+    process, connection = start_process()
+
+    def kill() -> None:
+        process.kill()
+        process.join(0.5)
+        connection.close()
+
+    return WorkerHandle(
+        connection, alive=process.is_alive, stop=lambda: stop_process(process, connection), kill=kill,
+        pid=process.pid,
+    )
+
+
+class _QueueEnd:
+    """One end of an in-process duplex channel with the Connection methods the worker uses."""
+
+    def __init__(self, inbox: queue.Queue, outbox: queue.Queue) -> None:
+        self._inbox, self._outbox = inbox, outbox
+        self.closed = False
+
+    def send(self, message: Any) -> None:
+        if self.closed:
+            raise OSError("channel closed")
+        self._outbox.put(message)
+
+    def poll(self, timeout: float | None = 0.0) -> bool:
+        if self.closed:
+            raise EOFError
+        if not self._inbox.empty():
+            return True
+        if timeout:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if not self._inbox.empty():
+                    return True
+                time.sleep(0.001)
+        return False
+
+    def recv(self) -> Any:
+        while True:
+            if self.closed:
+                raise EOFError
+            try:
+                message = self._inbox.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if message is _CLOSE:
+                raise EOFError
+            return message
+
+    def close(self) -> None:
+        self.closed = True
+        self._outbox.put(_CLOSE)
+
+
+_CLOSE = object()
+
+
+def spawn_thread_worker(handler: Callable | None = None) -> WorkerHandle:
+    """A worker in a thread of this process (tests: the fake transport, no subprocess)."""
+    to_worker: queue.Queue = queue.Queue()
+    to_ui: queue.Queue = queue.Queue()
+    ours = _QueueEnd(to_ui, to_worker)
+    theirs = _QueueEnd(to_worker, to_ui)
+    thread = threading.Thread(target=serve, args=(theirs, handler), daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        ours.close()
+        thread.join(1.0)
+
+    def kill() -> None:
+        theirs.closed = True
+        ours.close()
+
+    return WorkerHandle(ours, alive=lambda: thread.is_alive() and not theirs.closed, stop=stop, kill=kill)
+
+
+@dataclass
+class WorkerStatus:
+    state: str = "starting"  # starting | ok | restarting
+    restarts: int = 0
+    last_problem: str = ""
+    next_retry: float = 0.0
+
+
+class WorkerClient:
+    """Non-blocking client. `spawn` makes a new worker (a process by default)."""
+
+    def __init__(
+        self,
+        spawn: Callable[[], WorkerHandle] = spawn_process_worker,
+        *,
+        deadline_s: float = 3.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._spawn = spawn
+        self._deadline = deadline_s
+        self._clock = clock
+        self._handle: WorkerHandle | None = None
+        self._generations = Generations()
+        self._latest: dict[str, Request] = {}  # newest request per kind, re-sent after a restart
+        self._sent_at: dict[str, float] = {}  # kind -> when its unanswered request was sent
+        self._backoff = 0.25
+        self.status = WorkerStatus()
+        self._closed = False
+        atexit.register(self.close)
+
+    # --- requests ---------------------------------------------------------------------------------------
+    def suggest(self, snapshot, **options: Any) -> int:
+        generation = self._generations.next("suggest")
+        self._send(SuggestRequest(generation, snapshot, **options))
+        return generation
+
+    def solve_pc(self, snapshot, **options: Any) -> int:
+        generation = self._generations.next("pc")
+        self._send(PcRequest(generation, snapshot, **options))
+        return generation
+
+    def forget(self, kind: str) -> None:
+        """Stop waiting for answers of this kind (e.g. hints switched off); late ones are then stale."""
+        self._generations.next(kind)
+        self._latest.pop(kind, None)
+        self._sent_at.pop(kind, None)
+
+    def _send(self, request: Request) -> None:
+        kind = KIND_OF[type(request)]
+        self._latest[kind] = request
+        self._sent_at[kind] = self._clock()
+        if self._ensure_running():
+            try:
+                self._handle.connection.send(request)  # type: ignore[union-attr]
+            except (OSError, ValueError, BrokenPipeError) as error:
+                self._fault(f"send failed: {error}")
+
+    # --- polling ----------------------------------------------------------------------------------------
+    def poll(self) -> list[Answer]:
+        """Current answers that arrived since the last poll (stale ones dropped). Never blocks."""
+        if self._closed:
+            return []
+        if not self._ensure_running():
+            return []
+        answers: list[Answer] = []
+        handle = self._handle
+        assert handle is not None
+        try:
+            while handle.connection.poll(0):
+                message = handle.connection.recv()
+                if isinstance(message, Pong):
+                    continue
+                kind = ANSWER_KIND.get(type(message))
+                if isinstance(message, WorkerFailure):
+                    self.status.last_problem = message.message
+                    kind = next((k for k, g in self._generations.current.items() if g == message.generation), None)
+                    if kind is not None:
+                        self._sent_at.pop(kind, None)
+                    answers.append(message)
+                    continue
+                if kind is None or not self._generations.is_current(kind, message.generation):
+                    continue  # stale: the position changed since this was asked
+                if getattr(message, "final", True):
+                    self._sent_at.pop(kind, None)
+                else:
+                    self._sent_at[kind] = self._clock()  # streaming progress counts as alive
+                answers.append(message)
+        except (EOFError, OSError) as error:
+            self._fault(f"worker connection lost ({type(error).__name__})")
+            return answers
+        if not handle.alive():
+            self._fault("worker process died")
+        elif any(self._clock() - sent > self._deadline for sent in self._sent_at.values()):
+            self._fault(f"worker did not answer within {self._deadline:.1f} s")
+        else:
+            if answers:
+                self.status.state = "ok"
+                self._backoff = 0.25
+        return answers
+
+    # --- faults and restarts ----------------------------------------------------------------------------
+    def _ensure_running(self) -> bool:
+        if self._closed:
+            return False
+        if self._handle is not None:
+            return True
+        if self._clock() < self.status.next_retry:
+            return False
+        try:
+            self._handle = self._spawn()
+        except Exception as error:  # noqa: BLE001 - a failed start is one more fault to retry
+            self._schedule_retry(f"could not start the worker: {error}")
+            return False
+        self.status.state = "ok" if self.status.restarts == 0 else "restarting"
+        now = self._clock()
+        for kind, request in list(self._latest.items()):
+            if kind in self._sent_at:
+                self._sent_at[kind] = now
+                try:
+                    self._handle.connection.send(request)
+                except (OSError, ValueError) as error:
+                    self._fault(f"send failed: {error}")
+                    return False
+        return True
+
+    def _fault(self, problem: str) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.kill()
+            except Exception:  # noqa: BLE001 - it may be gone already
+                pass
+        self.status.restarts += 1
+        self._schedule_retry(problem)
+
+    def _schedule_retry(self, problem: str) -> None:
+        self.status.state = "restarting"
+        self.status.last_problem = problem
+        self.status.next_retry = self._clock() + self._backoff
+        self._backoff = min(self._backoff * 2, 4.0)
+
+    @property
+    def pid(self) -> int | None:
+        return self._handle.pid if self._handle is not None else None
+
+    def kill_worker_for_test(self) -> None:
+        """Simulate a crash (used by the fault benchmark and tests)."""
+        if self._handle is not None:
+            self._handle.kill()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.stop()
+        atexit.unregister(self.close)
+
+    def __enter__(self) -> WorkerClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
