@@ -41,6 +41,7 @@ def _build_piece_masks() -> dict[tuple[Piece, Rotation, int, int], Bitboard]:
 
 
 PIECE_MASKS: dict[tuple[Piece, Rotation, int, int], Bitboard] = _build_piece_masks()
+_NO_COLOURS: tuple[int, ...] = (EMPTY,) * (WIDTH * HEIGHT)
 
 
 def piece_mask(piece: Piece, rotation: Rotation, x: int, y: int) -> Bitboard | None:
@@ -85,6 +86,11 @@ class Board:
                 upper = char.upper()
                 colours[y * WIDTH + x] = _CELL_CHARS.index(upper) if upper in "IJLOSTZ" else GARBAGE
         return cls(bits, tuple(colours))
+
+    @classmethod
+    def empty(cls) -> Board:
+        """An empty board that keeps the colours of the pieces placed on it."""
+        return cls(0, _NO_COLOURS)
 
     @classmethod
     def from_bits(cls, bits: Bitboard) -> Board:

@@ -100,7 +100,11 @@ class Game:
         self.randomizer: Randomizer = make_randomizer(self.config.randomizer, seed)
         if randomizer_state is not None:
             self.randomizer.state = randomizer_state
-        self.start_board = board or Board()
+        if board is None:
+            board = Board.empty()
+        elif board.colours is None:
+            board = Board.from_rows(board.to_rows()) if board.bits else Board.empty()  # grey cells, kept colours
+        self.start_board = board
         self.start_queue: tuple[Piece, ...] = tuple(queue or ())
         self.start_hold = hold
         self.start_randomizer_state = randomizer_state
@@ -144,7 +148,8 @@ class Game:
         return piece
 
     def preview(self, count: int | None = None) -> list[Piece]:
-        """The next pieces, as many as the config shows (or `count`)."""
+        """The next pieces, as many as the config shows (or `count`). Reading the configured number never
+        changes the game (they are dealt at spawn); a longer look deals more pieces from the randomizer."""
         count = self.config.previews if count is None else count
         return [self._piece_at(self.stream_pos + i) for i in range(count)]
 
@@ -192,6 +197,7 @@ class Game:
     # --- spawning, holding --------------------------------------------------------------------------------
     def _spawn(self, piece: Piece, events: list[Event], *, record: bool = True) -> None:
         rules = self.rules
+        self._piece_at(self.stream_pos + self.config.previews)  # deal the previews now, so reading them is pure
         active = ActivePiece(piece, Rotation.NORTH, rules.spawn_x, rules.spawn_y)
         self._timing = _PieceTiming(lowest_y=active.y)
         if not fits(self.board.bits, piece, active.rotation, active.x, active.y):

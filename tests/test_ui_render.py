@@ -1,0 +1,184 @@
+"""Pixels of the play screen: ghost where the engine says, hold box colours, line-clear flash, banners."""
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+from game.pieces import COLOURS, SHAPES
+from ui import render as R
+from ui.playfield import play_layout
+from ui.testing import make_app, tap
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    app, screen = make_app(tmp_path)
+    app.screen = screen
+    return app
+
+
+def _zen(app, seed=4):
+    from ui.modes import ZEN
+    from ui.play import PlayScene
+
+    scene = PlayScene(app, ZEN, seed=seed)
+    app.scenes.push(scene)
+    return scene
+
+
+def _pixel(screen, rect):
+    return tuple(screen.get_at(rect.center))[:3]
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1000, 800)])
+def test_ghost_and_active_piece_are_drawn_where_the_engine_says(app, size):
+    import pygame
+
+    screen = pygame.display.set_mode(size)
+    scene = _zen(app)
+    tap(app, "left")
+    app.tick()
+    game = scene.game
+    active, ghost_y = game.active, game.ghost_y()
+    assert ghost_y is not None and ghost_y < active.y
+    scene.draw(screen)
+    lay = play_layout(screen.get_size(), app.settings.display.scale)
+    cells = SHAPES[active.piece, active.rotation]
+    for dx, dy in cells:
+        assert _pixel(screen, lay.cell_rect(active.x + dx, ghost_y + dy)) == R.ghost_colour(active.piece)
+        assert _pixel(screen, lay.cell_rect(active.x + dx, active.y + dy)) == COLOURS[active.piece]
+    # One row above the ghost is empty field (no ghost drawn there unless the shape covers it).
+    covered = {(active.x + dx, ghost_y + dy) for dx, dy in cells}
+    probe = next((x, ghost_y + 2) for x in range(10) if (x, ghost_y + 2) not in covered)
+    assert _pixel(screen, lay.cell_rect(*probe)) != R.ghost_colour(active.piece)
+
+
+def test_ghost_can_be_turned_off(app):
+    scene = _zen(app)
+    app.update_settings(app.settings.model_copy(
+        update={"display": app.settings.display.model_copy(update={"ghost": False})}))
+    game = scene.game
+    scene.draw(app.screen)
+    lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+    dx, dy = SHAPES[game.active.piece, game.active.rotation][0]
+    assert _pixel(app.screen, lay.cell_rect(game.active.x + dx, game.ghost_y() + dy)) != \
+        R.ghost_colour(game.active.piece)
+
+
+def _colours_in(screen, rect):
+    return {tuple(screen.get_at((x, y)))[:3] for x in range(rect.x, rect.right, 2) for y in range(rect.y, rect.bottom, 2)}
+
+
+def test_hold_box_shows_the_held_piece_greyed_while_hold_is_used(app):
+    scene = _zen(app)
+    game = scene.game
+    piece = game.active.piece
+    tap(app, "c")
+    app.tick()
+    assert game.hold == piece and game.hold_used
+    scene.draw(app.screen)
+    lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+    seen = _colours_in(app.screen, lay.hold)
+    assert R.HOLD_USED in seen and COLOURS[piece] not in seen
+    app.tick()
+    tap(app, "space")  # locking frees the hold again
+    app.tick()
+    assert not game.hold_used
+    scene.draw(app.screen)
+    seen = _colours_in(app.screen, lay.hold)
+    assert COLOURS[piece] in seen and R.HOLD_USED not in seen
+
+
+def test_line_clear_flashes_the_cleared_row(tmp_path, app):
+    from game.board import Board
+    from game.pieces import Piece
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene, StartPosition
+
+    board = Board.from_rows(["XXXX__XXXX"])
+    scene = PlayScene(app, PC_PRACTICE, StartPosition(board=board, queue=[Piece.O, Piece.T]), seed=1)
+    app.scenes.push(scene)
+    tap(app, "space")  # O at columns 4-5 fills the row
+    app.tick()
+    assert scene.flash is not None and scene.flash[0] == (0,)
+    scene.draw(app.screen)
+    lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+    flashed = _pixel(app.screen, lay.cell_rect(0, 0))
+    assert min(flashed) > 150  # white-ish over the cleared row
+    assert any(text.startswith("SINGLE") for text in (p.text for p in scene.popups))
+
+
+def test_title_banner_shows_settings_problems(tmp_path, monkeypatch):
+    from ui.menus import TitleScene
+
+    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    (tmp_path / "settings.toml").write_text("[rules]\npreviews = 99\n", "utf-8")
+    app, screen = make_app(tmp_path)
+    texts = " ".join(text for text, _ in app.messages())
+    assert "previews" in texts and ".bak" in texts
+    title = TitleScene(app)
+    app.scenes.push(title)
+    title.draw(screen)
+    assert tuple(screen.get_at((565, 475)))[:3] == (40, 22, 26)  # the red-tinted problem box
+
+
+def test_bag_divider_marks_where_a_new_bag_starts(app):
+    app.update_settings(app.settings.model_copy(
+        update={"display": app.settings.display.model_copy(update={"bag_divider": True})}))
+    scene = _zen(app)
+    game = scene.game
+    for _ in range(2):
+        tap(app, "space")
+        app.tick()
+        app.tick()
+    assert game.stream_pos == 3  # pieces 0..2 dealt: preview 4 is the first of the second bag
+    scene.draw(app.screen)
+    lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+    c = lay.c
+    line_y = lay.queue.y + c + 4 * int(2.6 * c)
+    assert tuple(app.screen.get_at((lay.queue.centerx, line_y)))[:3] == R.ACCENT
+    other_y = lay.queue.y + c + 3 * int(2.6 * c)
+    assert tuple(app.screen.get_at((lay.queue.centerx, other_y)))[:3] != R.ACCENT
+
+
+def test_drawing_changes_no_state(app):
+    from ui.menus import PauseScene
+
+    scene = _zen(app)
+    game = scene.game
+    tap(app, "space")
+    app.tick()
+    app.tick()
+
+    def state():
+        return (game.randomizer.state, game.board, game.active, game.hold, game.ticks, repr(game.stats),
+                scene.clock, list(scene.popups), scene.flash, list(scene.previews))
+
+    before = state()
+    app.scenes.push(PauseScene(app, scene))
+    for _ in range(3):
+        app.draw(app.screen)
+    assert state() == before
+
+
+def test_finesse_fault_is_counted_and_shown(app):
+    scene = _zen(app)
+    game = scene.game
+    for name in ("left", "right", "left", "right"):  # four wasted presses before the drop
+        tap(app, name)
+        app.tick()
+        app.tick()
+    tap(app, "space")
+    app.tick()
+    assert game.stats.pieces == 1
+    assert scene.finesse_total >= 4 and scene.summary()["finesse"] == scene.finesse_total
+    assert any(p.text.startswith("FINESSE +") for p in scene.popups)
+    tap(app, "ctrl+z")  # undo takes the fault back with the placement
+    app.tick()
+    assert scene.finesse_total == 0

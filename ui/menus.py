@@ -1,0 +1,473 @@
+"""Menu scenes: title, pause overlay, PC-practice entry (with fumen paste), results and stats."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pygame
+
+from ui import render as R
+from ui.modes import MARATHON, MODES, PC_PRACTICE, SPRINT, ZEN, Mode
+from ui.scene import Scene
+from ui.store import GameRecord, SaveOutcome, StoreUnavailable
+
+NAV_UP = (pygame.K_UP, pygame.K_w)
+NAV_DOWN = (pygame.K_DOWN, pygame.K_s)
+ACCEPT = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE)
+
+
+@dataclass
+class Item:
+    label: str
+    action: Callable[[], None]
+    detail: str = ""
+
+
+class Menu:
+    """A vertical list navigated with arrows / W S, Enter or Space to choose, or the mouse."""
+
+    def __init__(self, items: list[Item], x: float, y: float, width: float = 360, step: float = 52,
+                 size: float = 40) -> None:
+        self.items, self.index = items, 0
+        self.x, self.y, self.width, self.step, self.size = x, y, width, step, size
+        self._rects: list[pygame.Rect] = []
+        self._view_size: tuple[int, int] | None = None
+
+    def _rect(self, view: R.View, i: int) -> pygame.Rect:
+        return view.rect(self.x, self.y + i * self.step, self.width, self.step - 6)
+
+    def handle(self, event, app) -> bool:
+        """True if the event was used."""
+        if event.type == pygame.KEYDOWN:
+            if event.key in NAV_UP:
+                self.index = (self.index - 1) % len(self.items)
+            elif event.key in NAV_DOWN:
+                self.index = (self.index + 1) % len(self.items)
+            elif event.key in ACCEPT:
+                app.sounds.play("menu")
+                self.items[self.index].action()
+            else:
+                return False
+            return True
+        if event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN) and self._view_size:
+            view = R.View(self._view_size)
+            for i in range(len(self.items)):
+                if self._rect(view, i).collidepoint(event.pos):
+                    self.index = i
+                    if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+                        app.sounds.play("menu")
+                        self.items[i].action()
+                    return True
+        return False
+
+    def draw(self, surface: pygame.Surface, view: R.View) -> None:
+        # Remembers the window size so clicks map to the same rectangles (layout cache, not game state).
+        self._view_size = surface.get_size()
+        for i, item in enumerate(self.items):
+            rect = self._rect(view, i)
+            chosen = i == self.index
+            if chosen:
+                pygame.draw.rect(surface, (44, 48, 66), rect, border_radius=view.s(6))
+                pygame.draw.rect(surface, R.ACCENT, (rect.x, rect.y, view.s(5), rect.h))
+            R.blit_text(surface, item.label, (rect.x + view.s(18), rect.centery), view.font_size(self.size),
+                        R.TEXT if chosen else R.DIM, "midleft")
+
+
+def _fmt_time(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}:{rest:05.2f}"
+
+
+def best_text(mode_key: str, record: GameRecord | None) -> str:
+    if record is None:
+        return "no personal best yet"
+    if mode_key == "sprint":
+        return f"{_fmt_time(record.seconds)} ({record.pps:.2f} PPS)"
+    if mode_key == "marathon":
+        return f"{record.score} points, {record.lines} lines"
+    return f"{record.lines} lines in {_fmt_time(record.seconds)}"
+
+
+def draw_messages(surface: pygame.Surface, view: R.View, messages: list[tuple[str, tuple[int, int, int]]],
+                  x: float, y: float, width: float) -> None:
+    """A boxed list of messages (problems in red, notices in grey), wrapped to `width` design pixels."""
+    if not messages:
+        return
+    size = view.font_size(22)
+    lines = []
+    for text, colour in messages:
+        lines += [(part, colour) for part in R.wrap(text, size, view.s(width - 24))]
+    line_h = int(size * 0.95)
+    box = pygame.Rect(view.x(x), view.y(y), view.s(width), line_h * len(lines) + view.s(16))
+    R.panel(surface, box, (40, 22, 26) if any(c == R.BAD for _, c in messages) else R.PANEL, R.PANEL_EDGE)
+    ty = box.y + view.s(8)
+    for part, colour in lines:
+        R.blit_text(surface, part, (box.x + view.s(12), ty), size, colour)
+        ty += line_h
+
+
+def _draw_logo_pieces(surface: pygame.Surface, view: R.View) -> None:
+    """The seven pieces in a row beside the title (decoration)."""
+    from game.pieces import SHAPES, Piece, Rotation
+
+    size = view.s(20)
+    x = view.x(690)
+    for piece in (Piece.T, Piece.I, Piece.S, Piece.Z, Piece.O, Piece.J, Piece.L):
+        cells = SHAPES[piece, Rotation.NORTH]
+        left = min(dx for dx, _ in cells)
+        width = max(dx for dx, _ in cells) - left + 1
+        sprite = R.block(R.CODE_COLOURS[int(piece) + 1], size)
+        for dx, dy in cells:
+            surface.blit(sprite, (x + (dx - left) * size, view.y(140) - (dy + 1) * size))
+        x += width * size + size // 2
+
+
+class TitleScene(Scene):
+    name = "title"
+
+    def __init__(self, app) -> None:
+        super().__init__(app)
+        items = [Item(m.title, (lambda m=m: self.start(m)), m.blurb) for m in MODES]
+        items += [
+            Item("Stats", lambda: app.scenes.push(StatsScene(app)), "Your history and personal bests."),
+            Item("Settings", self.open_settings, "Rules, handling, keys, display and sound."),
+            Item("Quit", app.quit, "Close Stack Coach."),
+        ]
+        self.menu = Menu(items, 110, 250, 380)
+        self.bests: dict[str, GameRecord | None] = {}
+
+    def on_enter(self) -> None:
+        self.bests = {}
+        store = self.app.store
+        if store is None:
+            return
+        from ui.modes import rules_summary
+
+        try:
+            for mode in MODES:
+                self.bests[mode.key] = store.best(mode.key, rules_summary(self.app.settings, mode))
+        except StoreUnavailable as error:
+            self.app.store_failed(str(error))
+
+    def start(self, mode: Mode) -> None:
+        if mode is PC_PRACTICE:
+            self.app.scenes.push(PCPracticeScene(self.app))
+            return
+        from ui.play import PlayScene
+
+        self.app.scenes.push(PlayScene(self.app, mode))
+
+    def open_settings(self) -> None:
+        from ui.settings_screen import SettingsScene
+
+        self.app.scenes.push(SettingsScene(self.app))
+
+    def handle(self, event) -> None:
+        if self.menu.handle(event, self.app):
+            return
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self.app.quit()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        surface.fill(R.BG)
+        R.blit_text(surface, "STACK COACH", view.pt(110, 90), view.font_size(96), R.ACCENT)
+        R.blit_text(surface, "a trainer for modern Tetris", view.pt(114, 170), view.font_size(30), R.DIM)
+        _draw_logo_pieces(surface, view)
+        self.menu.draw(surface, view)
+        item = self.menu.items[self.menu.index]
+        info = view.rect(560, 250, 610, 200)
+        R.panel(surface, info)
+        R.blit_text(surface, item.label, (info.x + view.s(20), info.y + view.s(16)), view.font_size(40), R.TEXT)
+        y = info.y + view.s(64)
+        for line in R.wrap(item.detail, view.font_size(26), info.w - view.s(40)):
+            R.blit_text(surface, line, (info.x + view.s(20), y), view.font_size(26), R.DIM)
+            y += view.s(26)
+        mode = next((m for m in MODES if m.title == item.label), None)
+        if mode is not None and mode.key in self.bests:
+            R.blit_text(surface, "Personal best: " + best_text(mode.key, self.bests[mode.key]),
+                        (info.x + view.s(20), info.bottom - view.s(40)), view.font_size(26), R.GOOD)
+        draw_messages(surface, view, self.app.messages(), 560, 470, 610)
+        R.blit_text(surface, "Arrows + Enter to choose · Esc quits", view.pt(110, 680), view.font_size(22), R.DIM)
+
+
+class PauseScene(Scene):
+    """Drawn over the paused game."""
+
+    transparent = True
+    name = "pause"
+
+    def __init__(self, app, play) -> None:
+        super().__init__(app)
+        self.play = play
+        items = [Item("Resume", app.scenes.pop), Item("Restart", self.restart), Item("Settings", self.settings)]
+        if play.game.stats.pieces:
+            items.append(Item("End run (results)", self.end_run))
+        items.append(Item("Quit to title", lambda: app.scenes.reset(TitleScene(app))))
+        self.menu = Menu(items, 470, 250, 340)
+
+    def restart(self) -> None:
+        self.app.scenes.pop()
+        self.play.restart()
+
+    def settings(self) -> None:
+        from ui.settings_screen import SettingsScene
+
+        self.app.scenes.push(SettingsScene(self.app, note="Rule and handling changes apply from the next game."))
+
+    def end_run(self) -> None:
+        self.app.scenes.pop()
+        self.play.finish()
+
+    def handle(self, event) -> None:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self.app.scenes.pop()
+            return
+        self.menu.handle(event, self.app)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        R.dim_overlay(surface, 150)
+        R.panel(surface, view.rect(430, 120, 420, 410), (20, 22, 31), R.PANEL_EDGE, 2)
+        R.blit_text(surface, "PAUSED", view.pt(640, 180), view.font_size(72), R.ACCENT, "center")
+        self.menu.draw(surface, view)
+
+
+class PCPracticeScene(Scene):
+    """Choose the PC practice start: an empty board, or a fumen the player pastes (Ctrl+V) or types."""
+
+    name = "pc_setup"
+
+    def __init__(self, app) -> None:
+        super().__init__(app)
+        self.code = ""
+        self.error = ""
+        self.editing = False
+        self.menu = Menu([Item("Empty board", self.start_empty), Item("Paste a fumen", self.edit),
+                          Item("Back", app.scenes.pop)], 110, 250, 380)
+
+    def start_empty(self) -> None:
+        from ui.play import PlayScene
+
+        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE))
+
+    def edit(self) -> None:
+        self.editing = True
+        self.error = ""
+        pygame.key.start_text_input()
+
+    def start_fumen(self) -> None:
+        from ui.play import PlayScene
+
+        try:
+            start = start_from_fumen(self.code)
+        except ValueError as error:
+            self.error = str(error)
+            return
+        pygame.key.stop_text_input()
+        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE, start))
+
+    def handle(self, event) -> None:
+        if not self.editing:
+            if not self.menu.handle(event, self.app) and event.type == pygame.KEYDOWN \
+                    and event.key == pygame.K_ESCAPE:
+                self.app.scenes.pop()
+            return
+        if event.type == pygame.TEXTINPUT:
+            self.code += event.text
+        elif event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                self.editing = False
+                pygame.key.stop_text_input()
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.start_fumen()
+            elif event.key == pygame.K_BACKSPACE:
+                self.code = self.code[:-1]
+            elif event.key == pygame.K_v and event.mod & pygame.KMOD_CTRL:
+                self.code += clipboard_text()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        surface.fill(R.BG)
+        R.blit_text(surface, "PC Practice", view.pt(110, 110), view.font_size(72), R.ACCENT)
+        self.menu.draw(surface, view)
+        box = view.rect(560, 250, 610, 240)
+        R.panel(surface, box, R.PANEL, R.ACCENT if self.editing else R.PANEL_EDGE, 2)
+        size = view.font_size(24)
+        lines = ["Paste a fumen code (Ctrl+V) and press Enter.", "A quiz comment (#Q=[H](C)NEXT) sets the queue;",
+                 "otherwise a 7-bag queue follows the board.", ""]
+        if self.editing:
+            lines += R.wrap((self.code or "") + "_", size, box.w - view.s(30))[-4:]
+        y = box.y + view.s(14)
+        for line in lines:
+            R.blit_text(surface, line, (box.x + view.s(15), y), size, R.TEXT if self.editing else R.DIM)
+            y += int(size * 1.05)
+        if self.error:
+            draw_messages(surface, view, [(self.error, R.BAD)], 560, 510, 610)
+
+
+def clipboard_text() -> str:
+    """Text on the system clipboard, or "" when there is none or no clipboard support."""
+    try:
+        text = pygame.scrap.get_text()  # pygame-ce 2.2+
+    except (pygame.error, AttributeError):
+        return ""
+    return text or ""
+
+
+def start_from_fumen(code: str):
+    """A StartPosition from the first page of a fumen; ValueError (FumenError) with a readable message."""
+    from game.fumen import decode, parse_quiz
+    from ui.play import StartPosition
+
+    code = code.strip()
+    if not code:
+        raise ValueError("paste a fumen code first (it starts with v115@)")
+    page = decode(code)[0]
+    board = page.field.to_board()
+    queue, hold = [], None
+    if page.comment.startswith("#Q="):
+        hold, current, rest = parse_quiz(page.comment)
+        queue = ([current] if current is not None else []) + list(rest)
+    return StartPosition(board=board, queue=queue, hold=hold, label="fumen")
+
+
+class ResultsScene(Scene):
+    name = "results"
+
+    def __init__(self, app, play, outcome: SaveOutcome | None, problem: str | None) -> None:
+        super().__init__(app)
+        self.play = play
+        self.outcome = outcome
+        self.problem = problem
+        self.summary = play.summary()
+        self.finished = play.end_reason == "finished"
+        self.menu = Menu([Item("Retry", self.retry), Item("Title", lambda: app.scenes.reset(TitleScene(app)))],
+                         110, 560, 300)
+
+    def retry(self) -> None:
+        from ui.play import PlayScene
+
+        seed = self.play.seed if self.play.mode is PC_PRACTICE else None
+        self.app.scenes.replace(PlayScene(self.app, self.play.mode, self.play.start, seed))
+
+    def handle(self, event) -> None:
+        if self.menu.handle(event, self.app):
+            return
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                self.app.scenes.reset(TitleScene(self.app))
+            elif self.app.keymap.resolve(event.key, event.mod) == "restart":
+                self.retry()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        surface.fill(R.BG)
+        mode = self.play.mode
+        heading = {"finished": "Finished!", "topout": "Topped out"}.get(self.play.end_reason or "", "Run ended")
+        R.blit_text(surface, f"{mode.title} — {heading}", view.pt(110, 80), view.font_size(64), R.ACCENT)
+        R.blit_text(surface, self.play.rules_text, view.pt(112, 140), view.font_size(24), R.DIM)
+        s = self.summary
+        rows = [("Time", _fmt_time(s["seconds"])), ("Pieces", f"{int(s['pieces'])}"),
+                ("Lines", f"{int(s['lines'])}"), ("PPS", f"{s['pps']:.2f}"), ("APM", f"{s['apm']:.1f}"),
+                ("KPP", f"{s['kpp']:.2f}"), ("Finesse faults", f"{int(s['finesse'])}")]
+        if mode.shows_level:
+            rows += [("Score", f"{int(s['score'])}"), ("Level", f"{int(s['level'])}")]
+        if mode is PC_PRACTICE:
+            rows.append(("Perfect clears", f"{int(s['pcs'])}"))
+        for i, (label, value) in enumerate(rows):
+            x = 110 + (i % 2) * 330
+            y = 200 + (i // 2) * 64
+            R.blit_text(surface, label, view.pt(x, y), view.font_size(26), R.DIM)
+            R.blit_text(surface, value, view.pt(x, y + 24), view.font_size(40), R.TEXT)
+        self._draw_best(surface, view, mode)
+        self.menu.draw(surface, view)
+
+    def _draw_best(self, surface: pygame.Surface, view: R.View, mode: Mode) -> None:
+        box = view.rect(800, 200, 400, 220)
+        R.panel(surface, box)
+        x, y = box.x + view.s(18), box.y + view.s(16)
+        R.blit_text(surface, "Personal best", (x, y), view.font_size(30), R.TEXT)
+        if self.problem:
+            draw_messages(surface, view, [(self.problem, R.BAD)], 810, 250, 380)
+            return
+        if self.outcome is None:
+            R.blit_text(surface, "not recorded (no pieces placed)", (x, y + view.s(50)), view.font_size(24), R.DIM)
+            return
+        if self.outcome.is_new_best:
+            R.blit_text(surface, "NEW PERSONAL BEST!", (x, y + view.s(50)), view.font_size(38), R.GOOD)
+            R.blit_text(surface, best_text(mode.key, self.outcome.record), (x, y + view.s(100)),
+                        view.font_size(30), R.TEXT)
+            before = self.outcome.previous_best
+            if before is not None:
+                R.blit_text(surface, "previous: " + best_text(mode.key, before), (x, y + view.s(145)),
+                            view.font_size(24), R.DIM)
+        else:
+            if mode is SPRINT and not self.outcome.record.finished:
+                R.blit_text(surface, "40 lines not reached: no time recorded", (x, y + view.s(50)),
+                            view.font_size(26), R.BAD)
+            R.blit_text(surface, "best: " + best_text(mode.key, self.outcome.previous_best),
+                        (x, y + view.s(100)), view.font_size(24), R.DIM)
+
+
+class StatsScene(Scene):
+    name = "stats"
+
+    def __init__(self, app) -> None:
+        super().__init__(app)
+        self.summary: list[dict] = []
+        self.recent: list[GameRecord] = []
+        self.problem: str | None = None
+
+    def on_enter(self) -> None:
+        store = self.app.store
+        if store is None:
+            self.problem = self.app.store_problem or "history is unavailable"
+            return
+        try:
+            self.summary = store.summary()
+            self.recent = store.recent(12)
+        except StoreUnavailable as error:
+            self.problem = str(error)
+            self.app.store_failed(str(error))
+
+    def handle(self, event) -> None:
+        if event.type == pygame.KEYDOWN and event.key in (pygame.K_ESCAPE, pygame.K_RETURN, pygame.K_BACKSPACE) or event.type == pygame.MOUSEBUTTONDOWN:
+            self.app.scenes.pop()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        surface.fill(R.BG)
+        R.blit_text(surface, "Stats", view.pt(80, 50), view.font_size(64), R.ACCENT)
+        if self.problem:
+            draw_messages(surface, view, [(self.problem, R.BAD)], 80, 130, 1100)
+            return
+        size = view.font_size(22)
+        titles = {m.key: m.title for m in (ZEN, SPRINT, MARATHON, PC_PRACTICE)}
+        y = 130
+        columns = ((620, "games", "games"), (720, "pieces", "pieces"), (800, "lines", "lines"))
+        R.blit_text(surface, "Mode (rules)", view.pt(80, y), size, R.DIM)
+        for x, title, _ in columns:
+            R.blit_text(surface, title, view.pt(x, y), size, R.DIM, "topright")
+        R.blit_text(surface, "personal best", view.pt(840, y), size, R.DIM)
+        for entry in self.summary[:8]:
+            y += 28
+            label = f"{titles.get(entry['mode'], entry['mode'])}  ({entry['rules']})"
+            R.blit_text(surface, label, view.pt(80, y), size, R.TEXT)
+            for x, _, field in columns:
+                R.blit_text(surface, f"{entry[field]}", view.pt(x, y), size, R.TEXT, "topright")
+            R.blit_text(surface, best_text(entry["mode"], entry["best"]), view.pt(840, y), size, R.GOOD)
+        if not self.summary:
+            R.blit_text(surface, "No games yet — finish a run and it shows up here.", view.pt(80, y + 30), size, R.DIM)
+        y = max(y + 60, 400)
+        R.blit_text(surface, "Recent games", view.pt(80, y), view.font_size(30), R.TEXT)
+        for record in self.recent:
+            y += 24
+            if y > 690:
+                break
+            line = (f"{record.played_at[:16].replace('T', ' ')}   {titles.get(record.mode, record.mode):<10}  "
+                    f"{_fmt_time(record.seconds)}   {record.pieces} pcs   {record.lines} lines   "
+                    f"{record.pps:.2f} PPS   {record.apm:.1f} APM   finesse {record.finesse}")
+            R.blit_text(surface, line, view.pt(80, y), size, R.DIM)
+        R.blit_text(surface, "Esc back", view.pt(1200, 690), size, R.DIM, "topright")

@@ -1,0 +1,101 @@
+"""Game modes and the bridge from the player's Settings to a `game.config.GameConfig` (no pygame here).
+
+Contract: `game_config(settings, mode)` never raises for a bad custom kick file; it falls back to the named
+rotation system and returns the problem as a message for the player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.config import GameConfig, GravityMode, LockMode, guideline_gravity
+from game.handling import Handling
+from game.rules import Rules
+
+
+@dataclass(frozen=True)
+class Mode:
+    key: str  # stored in the history database
+    title: str
+    blurb: str
+    goal_lines: int | None = None  # the game ends (finished) when this many lines are cleared
+    allow_undo: bool = False
+    gravity: str = "settings"  # "settings", "none" or "level" (marathon's curve)
+    shows_level: bool = False
+
+
+ZEN = Mode("zen", "Zen", "Free play: no goal, no gravity, undo and redo allowed.", allow_undo=True, gravity="none")
+SPRINT = Mode("sprint", "40 Lines", "Clear 40 lines as fast as you can.", goal_lines=40)
+MARATHON = Mode("marathon", "Marathon", "150 lines; gravity speeds up every 10 lines.", goal_lines=150,
+                gravity="level", shows_level=True)
+PC_PRACTICE = Mode("pc", "PC Practice", "Perfect clears from an empty board or a pasted fumen; undo, redo, "
+                   "restart the same queue.", allow_undo=True, gravity="none")
+MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE)
+MODES_BY_KEY = {mode.key: mode for mode in MODES}
+
+
+def handling_of(settings) -> Handling:
+    ticks = settings.handling.to_ticks()
+    return Handling(das=ticks.das_ticks, arr=ticks.arr_ticks, sdf=ticks.sdf, dcd=ticks.dcd_ticks)
+
+
+def rules_of(settings) -> tuple[Rules, list[str]]:
+    """The Rules for the settings; a custom kick file that cannot be loaded falls back to `rotation`."""
+    r = settings.rules
+    problems: list[str] = []
+    name = r.rotation
+    if r.kick_file:
+        try:
+            return Rules.named(r.kick_file, allow_180=r.allow_180, hold=r.hold), problems
+        except (OSError, ValueError) as error:
+            problems.append(f"custom kick file {r.kick_file} could not be loaded ({error}); using {name}")
+    return Rules.named(name, allow_180=r.allow_180, hold=r.hold), problems
+
+
+def game_config(settings, mode: Mode) -> tuple[GameConfig, list[str]]:
+    """GameConfig for a mode under the player's settings, plus messages about anything not applied."""
+    r = settings.rules
+    rules, problems = rules_of(settings)
+    if mode.gravity == "none":
+        gravity_mode, gravity = GravityMode.FIXED, 0.0
+    elif mode.gravity == "level" or r.gravity_mode == "level":
+        gravity_mode, gravity = GravityMode.LEVEL, 0.0
+        if mode.gravity == "settings":
+            # Outside marathon the speed stays at the chosen start level instead of climbing.
+            gravity_mode, gravity = GravityMode.FIXED, guideline_gravity(r.start_level)
+    elif r.gravity_mode == "20g":
+        gravity_mode, gravity = GravityMode.FIXED, 20.0
+    else:
+        gravity_mode, gravity = GravityMode.FIXED, float(r.fixed_gravity)
+    config = GameConfig(
+        rules=rules,
+        randomizer=r.randomizer,
+        previews=r.previews,
+        handling=handling_of(settings),
+        gravity_mode=gravity_mode,
+        gravity=gravity,
+        start_level=r.start_level,
+        lock_delay=r.lock_delay,
+        lock_mode=LockMode(r.lock_delay_mode),
+        move_reset_limit=r.move_reset_limit,
+        are=r.are,
+        line_clear_delay=r.line_clear_delay,
+        # Finesse is computed by the client with the fast move generator (see ui.play), so locks stay cheap.
+        track_finesse=False,
+    )
+    return config, problems
+
+
+def rules_summary(settings, mode: Mode) -> str:
+    """Short text identifying the rules that make results comparable (personal bests are kept per summary)."""
+    r = settings.rules
+    rotation = f"kicks:{r.kick_file}" if r.kick_file else r.rotation
+    parts = [rotation, r.randomizer, f"{r.previews}nx", "hold" if r.hold else "nohold"]
+    if r.allow_180:
+        parts.append("180")
+    if mode.gravity == "level":
+        parts.append(f"lv{r.start_level}")
+    elif mode.gravity == "settings":
+        parts.append("20g" if r.gravity_mode == "20g" else
+                     f"lv{r.start_level}" if r.gravity_mode == "level" else f"g{r.fixed_gravity:g}")
+    return " ".join(parts)

@@ -1,0 +1,225 @@
+"""Personal bests and game history in a local SQLite file (stdlib sqlite3; no pygame, testable alone).
+
+Contracts:
+* The database lives at ``$STACKCOACH_DATA_DIR/history.sqlite3`` if that variable is set, else in
+  ``platformdirs.user_data_dir("stackcoach")``. Schema version is kept in ``PRAGMA user_version``.
+* Every write is one transaction. Any sqlite/OS failure (corrupt file, locked database, read-only folder)
+  raises :class:`StoreUnavailable` with a message fit to show the player; callers keep playing without it.
+* "Better" depends on the mode: sprint = lower time among runs that reached 40 lines; marathon = higher
+  score (a top-out still scores); other modes = more lines.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR_ENV = "STACKCOACH_DATA_DIR"
+FILE_NAME = "history.sqlite3"
+SCHEMA_VERSION = 1
+LOCK_TIMEOUT_S = 0.5  # a locked database is reported quickly instead of freezing the game
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    mode        TEXT    NOT NULL,
+    rules       TEXT    NOT NULL,
+    finished    INTEGER NOT NULL,       -- 1 when the mode's goal was reached (e.g. 40 lines), 0 otherwise
+    seconds     REAL    NOT NULL,
+    pieces      INTEGER NOT NULL,
+    lines       INTEGER NOT NULL,
+    score       INTEGER NOT NULL,
+    pps         REAL    NOT NULL,
+    apm         REAL    NOT NULL,
+    kpp         REAL    NOT NULL,
+    finesse     INTEGER NOT NULL,
+    played_at   TEXT    NOT NULL        -- ISO 8601 UTC
+);
+CREATE INDEX IF NOT EXISTS games_by_mode ON games (mode, rules);
+"""
+
+# mode -> (column, direction, only games that reached the goal count) deciding the personal best.
+_BEST_ORDER = {"sprint": ("seconds", "ASC", True), "marathon": ("score", "DESC", False)}
+_DEFAULT_ORDER = ("lines", "DESC", False)
+
+
+class StoreUnavailable(RuntimeError):
+    """The history database cannot be used; ``str(error)`` says why, for the player."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    mode: str
+    rules: str
+    finished: bool
+    seconds: float
+    pieces: int
+    lines: int
+    score: int
+    pps: float
+    apm: float
+    kpp: float
+    finesse: int
+    played_at: str = ""
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What saving a game found: the best before it (None if none) and whether this game beat it."""
+
+    record: GameRecord
+    previous_best: GameRecord | None
+    is_new_best: bool
+
+
+def data_dir() -> Path:
+    override = os.environ.get(DATA_DIR_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("stackcoach"))
+
+
+def default_path() -> Path:
+    return data_dir() / FILE_NAME
+
+
+def better(mode: str, a: GameRecord, b: GameRecord | None) -> bool:
+    """True if game ``a`` beats ``b`` (the best so far, or None) under the mode's ordering."""
+    column, direction, needs_goal = _BEST_ORDER.get(mode, _DEFAULT_ORDER)
+    if needs_goal and not a.finished:
+        return False
+    if b is None:
+        return True
+    va, vb = getattr(a, column), getattr(b, column)
+    return va < vb if direction == "ASC" else va > vb
+
+
+def _explain(error: Exception, path: Path) -> str:
+    text = str(error).lower()
+    if "locked" in text or "busy" in text:
+        return f"the history database is in use by another program ({path.name}); history is off for now"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return (f"the history database {path} is damaged ({error}); history is off for now — "
+                f"move or delete the file to start a new one")
+    return f"the history database {path} cannot be used ({error}); history is off for now"
+
+
+class HistoryStore:
+    """A connection per operation, so a failure never leaves a half-open handle behind."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._ready = False
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+        except (sqlite3.Error, OSError) as error:
+            raise StoreUnavailable(_explain(error, self.path)) from error
+        try:
+            conn.row_factory = sqlite3.Row
+            if not self._ready:
+                self._migrate(conn)
+                self._ready = True
+            yield conn
+        except sqlite3.Error as error:
+            raise StoreUnavailable(_explain(error, self.path)) from error
+        finally:
+            conn.close()
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreUnavailable(
+                f"the history database {self.path} was written by a newer Stack Coach (schema {version}); "
+                f"history is off for now")
+        if version < SCHEMA_VERSION:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def check(self) -> None:
+        """Open (and create) the database now; StoreUnavailable if it cannot be used."""
+        with self._connect() as conn:
+            conn.execute("SELECT count(*) FROM games").fetchone()
+
+    @staticmethod
+    def _row(row: sqlite3.Row) -> GameRecord:
+        data = dict(row)
+        data["finished"] = bool(data["finished"])
+        return GameRecord(**data)
+
+    @staticmethod
+    def _best_query(mode: str) -> str:
+        column, direction, needs_goal = _BEST_ORDER.get(mode, _DEFAULT_ORDER)
+        goal = " AND finished = 1" if needs_goal else ""
+        return (f"SELECT * FROM games WHERE mode = ? AND rules = ?{goal} "
+                f"ORDER BY {column} {direction}, id ASC LIMIT 1")
+
+    def best(self, mode: str, rules: str) -> GameRecord | None:
+        """The personal best of this mode under this rules summary, or None."""
+        with self._connect() as conn:
+            row = conn.execute(self._best_query(mode), (mode, rules)).fetchone()
+        return self._row(row) if row else None
+
+    def save(self, record: GameRecord) -> SaveOutcome:
+        """Store a game in one transaction; returns the previous best and whether this beat it."""
+        played_at = record.played_at or _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(self._best_query(record.mode), (record.mode, record.rules)).fetchone()
+                cursor = conn.execute(
+                    "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+                    "finesse, played_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (record.mode, record.rules, int(record.finished), record.seconds, record.pieces,
+                     record.lines, record.score, record.pps, record.apm, record.kpp, record.finesse, played_at),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        previous = self._row(row) if row else None
+        saved = GameRecord(**{**record.__dict__, "played_at": played_at, "id": cursor.lastrowid})
+        return SaveOutcome(saved, previous, better(record.mode, saved, previous))
+
+    def recent(self, limit: int = 10, mode: str | None = None) -> list[GameRecord]:
+        with self._connect() as conn:
+            if mode is None:
+                rows = conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT * FROM games WHERE mode = ? ORDER BY id DESC LIMIT ?", (mode, limit)).fetchall()
+        return [self._row(r) for r in rows]
+
+    def summary(self) -> list[dict[str, object]]:
+        """Per (mode, rules): games played, finished, total pieces and lines, best record."""
+        with self._connect() as conn:
+            groups = conn.execute(
+                "SELECT mode, rules, count(*) AS games, sum(finished) AS finished, sum(pieces) AS pieces, "
+                "sum(lines) AS lines, sum(seconds) AS seconds FROM games GROUP BY mode, rules "
+                "ORDER BY mode, rules").fetchall()
+        out = []
+        for group in groups:
+            entry = dict(group)
+            entry["best"] = self.best(entry["mode"], entry["rules"])
+            out.append(entry)
+        return out
