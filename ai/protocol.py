@@ -98,6 +98,9 @@ class PcAnswer:
     solution: tuple[Move, ...] = ()
     chance: float | None = None  # over the pieces not yet seen; None if not computed
     best_next: Move | None = None  # the placement that keeps the chance highest
+    # For drawing: each solution piece's cells in the coordinates of the board as it is now (rows the solution
+    # clears before a piece lands are accounted for), in placement order.
+    overlay: tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...] = ()
     final: bool = True
     elapsed_ms: float = 0.0
     note: str = ""
