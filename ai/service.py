@@ -1,0 +1,89 @@
+"""What the worker does with each request: run the placement engine or the PC solver on the snapshot.
+
+Engines are kept between requests (their caches stay warm) and rebuilt only when the rules, weights or drop
+mode change. Suggestions stream: a quick one-piece answer first, then the full search's answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
+from ai.search import Budget, Engine, SearchState, make_engine
+from ai.search import Suggestion as EngineSuggestion
+
+_engines: dict[tuple, Engine] = {}
+QUICK_BUDGET_MS = 2.0
+
+
+def engine_for(snapshot: Snapshot, name: str = "beam", weights: str = "modern", drop: str = "softdrop") -> Engine:
+    key = (name, weights, drop, snapshot.rules.cache_key())
+    engine = _engines.get(key)
+    if engine is None:
+        if len(_engines) > 8:
+            _engines.clear()
+        engine = make_engine(name, rules=snapshot.rules, evaluator=weights, soft_drop=drop != "harddrop")
+        _engines[key] = engine
+    return engine
+
+
+def search_state(snapshot: Snapshot) -> SearchState:
+    return SearchState(
+        board=snapshot.board,
+        current=snapshot.current,
+        hold=snapshot.hold,
+        queue=snapshot.queue,
+        b2b=snapshot.b2b,
+        combo=snapshot.combo,
+        bag_state=snapshot.randomizer_state,
+        randomizer=snapshot.randomizer,
+        hold_available=not snapshot.hold_used,
+    )
+
+
+def to_move(found: EngineSuggestion | None) -> Move | None:
+    if found is None:
+        return None
+    p = found.placement
+    return Move(p.piece, p.rotation, p.x, p.y, p.spin, tuple(found.keys), found.hold_used)
+
+
+def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    start = time.perf_counter()
+    engine = engine_for(request.snapshot, request.engine, request.weights, request.drop)
+    state = search_state(request.snapshot)
+    quick = engine.suggest(state, Budget(time_ms=QUICK_BUDGET_MS, depth=1, should_stop=should_stop))
+    send(Suggestion(request.generation, to_move(quick), final=False, depth=1,
+                    score=quick.score if quick else 0.0, elapsed_ms=(time.perf_counter() - start) * 1000))
+    if should_stop():
+        return
+    full = engine.suggest(state, Budget(time_ms=request.budget_ms, should_stop=should_stop))
+    info = full.info if full else {}
+    send(Suggestion(request.generation, to_move(full), final=True, score=full.score if full else 0.0,
+                    depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)),
+                    elapsed_ms=(time.perf_counter() - start) * 1000))
+
+
+def _solve_pc(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    from ai.pc_service import solve_for_hint
+
+    solve_for_hint(request, should_stop, send)
+
+
+def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    if isinstance(request, SuggestRequest):
+        _suggest(request, should_stop, send)
+    elif isinstance(request, PcRequest):
+        _solve_pc(request, should_stop, send)
+
+
+def suggest_moves(snapshot: Snapshot, budget_ms: float) -> list[Move]:
+    """For the TBP bot: the best move (a list, best first, as TBP wants)."""
+    engine = engine_for(snapshot)
+    found = engine.suggest(search_state(snapshot), Budget(time_ms=budget_ms))
+    move = to_move(found)
+    return [move] if move is not None else []
+
+
+__all__ = ["PcAnswer", "engine_for", "handle", "search_state", "suggest_moves"]

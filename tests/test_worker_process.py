@@ -1,0 +1,66 @@
+"""One real worker process: it answers, it is restarted after a kill, and it is gone after close."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ai.protocol import PcAnswer, Snapshot, Suggestion
+from game.board import Board
+from game.finesse import find_placements
+from game.pieces import Piece
+from game.rules import Rules
+from ui.worker_client import WorkerClient
+
+
+def snapshot() -> Snapshot:
+    board = Board.from_rows(["XXXXXXXXX_"] * 4)
+    return Snapshot(board, Piece.I, (Piece.T, Piece.O, Piece.S, Piece.Z), None, False, -1, -1, Rules(), "7bag",
+                    (Piece.J, Piece.L))
+
+
+def final_answer(client: WorkerClient, kind: type, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for answer in client.poll():
+            if isinstance(answer, kind) and answer.final:
+                return answer
+        time.sleep(0.01)
+    raise AssertionError(f"no final {kind.__name__} within {timeout} s (status: {client.status})")
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); read its state.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_real_worker_answers_restarts_and_leaves_nothing_behind() -> None:
+    client = WorkerClient(deadline_s=20.0)
+    try:
+        client.suggest(snapshot(), budget_ms=20)
+        answer = final_answer(client, Suggestion)
+        move = answer.move
+        assert move is not None and move.piece is Piece.I and not move.hold
+        legal = {(p.rotation, p.x, p.y) for p in find_placements(snapshot().board, Piece.I, Rules())}
+        assert (move.rotation, move.x, move.y) in legal
+        assert move.x == 9  # the obvious quad: the I stood up in the well
+        first_pid = client.pid
+        assert first_pid is not None and pid_alive(first_pid)
+
+        client.kill_worker_for_test()
+        client.solve_pc(snapshot(), budget_ms=200, want_chance=False)
+        pc = final_answer(client, PcAnswer)
+        assert pc.solvable and client.status.restarts >= 1
+        second_pid = client.pid
+        assert second_pid is not None and second_pid != first_pid and not pid_alive(first_pid)
+    finally:
+        client.close()
+    assert second_pid is not None and not pid_alive(second_pid)
