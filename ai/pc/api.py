@@ -1,0 +1,117 @@
+"""The perfect-clear solver's public functions: solve, percent and live chance (pc_chance).
+
+Boards may be given as `game.board.Board` or as bitboard ints; only rows 0..lines-1 may hold blocks.
+`soft_drop=False` means hard drops only (shifts and turns above the stack). Every solution returned has been
+replayed through `game.finesse.find_placements` and `game.scoring.lock_piece` (see ai.pc.verify).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ai.pc.pattern import Pattern, parse_pattern
+from ai.pc.percent import Trie, TrieSearch
+from ai.pc.search import Problem, Solution, searcher_for
+from ai.pc.verify import replay
+from game.board import WIDTH, Bitboard, Board
+from game.pieces import Piece
+from game.rules import Rules
+
+
+def _bits(board: Board | Bitboard) -> Bitboard:
+    return board.bits if isinstance(board, Board) else board
+
+
+@dataclass
+class SolveResult:
+    solutions: list[Solution]
+    elapsed_ms: float
+    nodes: int
+    truncated: bool  # stopped at the limit or budget: the list may be incomplete
+
+    @property
+    def solvable(self) -> bool:
+        return bool(self.solutions)
+
+
+def solve(board: Board | Bitboard, queue: list[Piece] | tuple[Piece, ...], *, hold: Piece | None = None,
+          use_hold: bool = True, rules: Rules | None = None, soft_drop: bool = True, lines: int = 4,
+          find_all: bool = False, limit: int = 10_000, budget_ms: float | None = None,
+          verify: bool = True) -> SolveResult:
+    """Perfect clears of `lines` rows for the queue (first piece = piece in play) and hold piece.
+
+    find_all=False: the first solution found (or none). find_all=True: every distinct solution (distinct
+    placements or order) up to `limit`, ranked by Solution.rank_key. Raises PCInputError for bad problems.
+    """
+    rules = rules or Rules.named("srs")
+    problem = Problem(_bits(board), lines, tuple(Piece(p) for p in queue), hold, use_hold)
+    searcher = searcher_for(rules, soft_drop)
+    solutions, stats = searcher.solve(problem, find_all=find_all, limit=limit, budget_ms=budget_ms)
+    if verify:
+        for solution in solutions:
+            replay(problem, solution, rules, soft_drop)
+    return SolveResult(solutions, stats.elapsed_ms, stats.nodes, stats.truncated)
+
+
+@dataclass
+class PercentResult:
+    success: int
+    total: int
+    failed: list[tuple[Piece, ...]]
+    elapsed_ms: float
+    truncated: bool = False
+
+    @property
+    def rate(self) -> float:
+        return self.success / self.total if self.total else 0.0
+
+
+def percent(board: Board | Bitboard, pattern: str | Pattern | list[tuple[Piece, ...]], *,
+            hold: Piece | None = None, use_hold: bool = True, rules: Rules | None = None,
+            soft_drop: bool = True, lines: int = 4, budget_ms: float | None = None) -> PercentResult:
+    """For every queue of the pattern, whether a PC exists; counts as solution-finder's `percent`.
+
+    Queues shorter than the pieces needed count as failures. Raises PatternError / PCInputError.
+    """
+    started = time.perf_counter()
+    rules = rules or Rules.named("srs")
+    if isinstance(pattern, str):
+        pattern = parse_pattern(pattern)
+    sequences = pattern.sequences() if isinstance(pattern, Pattern) else [tuple(s) for s in pattern]
+    bits = _bits(board)
+    Problem(bits, lines, (), hold, use_hold).check()
+    empty = WIDTH * lines - bits.bit_count()
+    if empty % 4:
+        return PercentResult(0, len(sequences), list(sequences), (time.perf_counter() - started) * 1000)
+    need = empty // 4
+    keep = need + 1 if use_hold else need
+    # group queues by the part that matters
+    groups: dict[tuple[Piece, ...], list[tuple[Piece, ...]]] = {}
+    short: list[tuple[Piece, ...]] = []
+    for seq in sequences:
+        usable = len(seq) + (hold is not None and use_hold)
+        if usable < need:
+            short.append(seq)
+        else:
+            groups.setdefault(tuple(seq[:keep]), []).append(seq)
+    failed = list(short)
+    success = 0
+    truncated = False
+    by_length: dict[int, list[tuple[Piece, ...]]] = {}
+    for prefix in groups:
+        by_length.setdefault(len(prefix), []).append(prefix)
+    gen = searcher_for(rules, soft_drop).gen
+    for prefixes in by_length.values():
+        trie = Trie(prefixes)
+        search = TrieSearch(gen, use_hold, budget_ms)
+        won = search.from_start(bits, lines, hold, trie.root)
+        truncated |= search.truncated
+        for index, prefix in enumerate(trie.sequences):
+            if won >> index & 1:
+                success += len(groups[prefix])
+            else:
+                failed.extend(groups[prefix])
+    order = {seq: i for i, seq in enumerate(sequences)}
+    failed.sort(key=order.__getitem__)
+    return PercentResult(success, len(sequences), failed, (time.perf_counter() - started) * 1000, truncated)

@@ -1,0 +1,234 @@
+"""Fast placement generation inside a bounded PC field, exact against `game.finesse.find_placements`.
+
+States are small ints ``sid = rot*4096 + (y+8)*32 + (x+8)`` so a shift is ``sid +- 1``, a row is ``32`` and a
+kick test is one precomputed delta; per piece a dict maps every in-bounds sid to its cell mask.
+
+Reachability (same moves as the reference: shifts, kicked rotations incl. 180 when allowed, soft drop to the
+floor, hard drop). Above the field every (rotation, x) is reachable from spawn, so the placements a hard drop
+can make are the landings of straight drops ("seeds"). With soft drop, other placements exist only when the
+field has an overhang (without one, every fitting, supported position is some seed); then each resting spot no
+seed covers is checked by a backward search that stops at a seed. States more than `SKY` rows above the field
+are left out (everything there is free air; the agreement with the reference is tested on random fields with
+SRS, SRS+, NRS and no kicks, with and without 180 and soft drop). Exotic user tables whose first kick test moves
+a piece down in free air could reach spots this misses; it never reports an unreachable one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ai.pc.field import REGION, clear_full_rows, has_overhang
+from game.board import WIDTH, Bitboard
+from game.pieces import SHAPES, Piece, Rotation
+from game.rules import Rules
+
+SKY = 4  # rows above the field top a state may climb to (kicks upward) and still be expanded
+_ROT = 4096
+_ROW = 32
+_MAX_Y = 24
+
+
+def sid_of(rot: int, x: int, y: int) -> int:
+    return rot * _ROT + (y + 8) * _ROW + (x + 8)
+
+
+def unpack(sid: int) -> tuple[int, int, int]:
+    """sid -> (rotation, x, y)."""
+    return sid // _ROT, sid % _ROW - 8, (sid % _ROT) // _ROW - 8
+
+
+def _build_masks() -> dict[int, dict[int, Bitboard]]:
+    table: dict[int, dict[int, Bitboard]] = {}
+    for piece in Piece:
+        masks: dict[int, Bitboard] = {}
+        for rot in Rotation:
+            cells = SHAPES[piece, rot]
+            for y in range(-3, _MAX_Y):
+                for x in range(-3, WIDTH + 3):
+                    if all(0 <= x + dx < WIDTH and 0 <= y + dy for dx, dy in cells):
+                        masks[sid_of(rot, x, y)] = sum(1 << ((y + dy) * WIDTH + x + dx) for dx, dy in cells)
+        table[piece] = masks
+    return table
+
+
+MASKS: dict[int, dict[int, Bitboard]] = _build_masks()
+# (piece, rot) -> (lowest cell dy, x values in bounds)
+_SHAPE_INFO: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {
+    (piece, rot): (
+        min(dy for _, dy in SHAPES[piece, rot]),
+        tuple(x for x in range(-3, WIDTH + 3) if all(0 <= x + dx < WIDTH for dx, _ in SHAPES[piece, rot])),
+    )
+    for piece in Piece
+    for rot in Rotation
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Child:
+    """One placement from a state: the piece's cells in the current field and the state after line clears."""
+
+    mask: Bitboard
+    sid: int  # canonical (rotation, x, y) of the cells, as a sid
+    hard: bool  # reachable by a hard drop alone (no tuck, no spin)
+    field: Bitboard  # after clearing full rows
+    h: int  # rows left to clear after this placement
+    lines: int  # rows this placement cleared
+
+
+class MoveGenerator:
+    """Placements of each piece in bounded fields under one set of rules, memoised per (field, h, piece).
+
+    The memo belongs to the rules it was built for; `for_rules` hands out one generator per rules key.
+    """
+
+    def __init__(self, rules: Rules, soft_drop: bool = True) -> None:
+        self.rules = rules
+        self.soft_drop = soft_drop
+        self._cache: dict[tuple[Bitboard, int, int], tuple[Child, ...]] = {}
+        # (piece, rot) -> list of (end rot, [sid deltas of the kick tests in order])
+        self._turns: dict[tuple[int, int], list[list[int]]] = {}
+        turns = (1, -1, 2) if rules.allow_180 else (1, -1)
+        for piece in Piece:
+            for rot in Rotation:
+                options = []
+                for t in turns:
+                    end = rot.turned(t)
+                    tests = rules.rotation.tests[piece, rot, end]
+                    options.append([(end - rot) * _ROT + dy * _ROW + dx for dx, dy in tests])
+                self._turns[piece, rot] = options
+        # (piece, end rot) -> kick lists of every turn that ends in that state (for the backward search)
+        self._into: dict[tuple[int, int], list[list[int]]] = {}
+        for piece in Piece:
+            for rot in Rotation:
+                for t, deltas in zip(turns, self._turns[piece, rot]):
+                    self._into.setdefault((piece, rot.turned(t)), []).append(deltas)
+
+    def key(self) -> tuple:
+        return (self.rules.cache_key(), self.soft_drop)
+
+    def children(self, bits: Bitboard, h: int, piece: int) -> tuple[Child, ...]:
+        """Every distinct placement (by cells) of `piece` lying wholly in rows 0..h-1, with its result."""
+        key = (bits, h, piece)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) > 300_000:  # about 1 GB at most; a search rarely needs more
+                self._cache.clear()
+            found = self._cache[key] = self._generate(bits, h, piece)
+        return found
+
+    def placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
+        """mask -> (canonical sid, hard-drop reachable) for every placement inside rows 0..h-1."""
+        masks = MASKS[piece]
+        inside = REGION[h]
+        result: dict[Bitboard, tuple[int, bool]] = {}
+        seeds = []
+        for rot in range(4):
+            low, xs = _SHAPE_INFO[piece, rot]
+            base = rot * _ROT + (h - low + 8) * _ROW + 8
+            for x in xs:
+                sid = base + x
+                below = masks.get(sid - _ROW)
+                while below is not None and not below & bits:  # straight down until blocked
+                    sid -= _ROW
+                    below = masks.get(sid - _ROW)
+                seeds.append(sid)
+                mask = masks[sid]
+                if mask & inside == mask and mask not in result:
+                    result[mask] = (sid, True)
+        if self.soft_drop and has_overhang(bits, h):
+            hidden = self._hidden_spots(bits, h, piece, seeds, result)
+            if hidden:
+                self._confirm(bits, h, piece, set(seeds), result, hidden)
+        return result
+
+    def _confirm(self, bits: Bitboard, h: int, piece: int, seeds: set[int], result: dict,
+                 hidden: dict[Bitboard, list[int]]) -> None:
+        """Keep the hidden spots that some seed reaches. Searching backwards from a spot (undoing shifts, drops
+        and kicked turns, over states at most SKY rows above the field) meets a seed iff the reference's moves
+        lead from that seed to the spot; the region a spot can be reached from is usually tiny, so this is
+        much cheaper than exploring forwards from every seed. States proven unreachable are shared."""
+        masks = MASKS[piece]
+        top = (h + SKY + 8) * _ROW
+        into = self._into[piece, 0], self._into[piece, 1], self._into[piece, 2], self._into[piece, 3]
+        unreachable: set[int] = set()
+
+        def fits(sid: int) -> bool:
+            m = masks.get(sid)
+            return m is not None and not m & bits
+
+        for mask, sids in hidden.items():
+            stack = [sid for sid in sids if sid not in unreachable]
+            seen = set(stack)
+            found = False
+            while stack:
+                sid = stack.pop()
+                if sid in seeds:
+                    found = True
+                    break
+                before = [sid - 1, sid + 1]  # shifted here
+                above = sid + _ROW  # dropped here from straight above (only grounded states end a drop)
+                if not fits(sid - _ROW):
+                    while above % _ROT < top and fits(above):
+                        before.append(above)
+                        above += _ROW
+                for deltas in into[sid // _ROT]:  # turned here with kick test k: tests 0..k-1 failed
+                    for k, delta in enumerate(deltas):
+                        start = sid - delta
+                        if fits(start) and not any(fits(start + d) for d in deltas[:k]):
+                            before.append(start)
+                for prev in before:
+                    if prev in seen or prev in unreachable or prev % _ROT >= top or not fits(prev):
+                        continue
+                    seen.add(prev)
+                    stack.append(prev)
+            if found:
+                result[mask] = (sids[0], False)
+            else:
+                unreachable |= seen
+
+    @staticmethod
+    def _hidden_spots(bits: Bitboard, h: int, piece: int, seeds: list[int],
+                      result: dict) -> dict[Bitboard, list[int]]:
+        """Cells of resting positions inside the field that no straight drop reaches: the only placements a
+        search could add. Usually there are none, and the search is skipped."""
+        masks = MASKS[piece]
+        inside = REGION[h]
+        spots: dict[Bitboard, list[int]] = {}
+        for seed in seeds:
+            sid = seed - _ROW
+            mask = masks.get(sid)
+            while mask is not None:
+                if not mask & bits and mask & inside == mask and mask not in result:
+                    below = masks.get(sid - _ROW)
+                    if below is None or below & bits:
+                        spots.setdefault(mask, []).append(sid)
+                sid -= _ROW
+                mask = masks.get(sid)
+        return spots
+
+    def _generate(self, bits: Bitboard, h: int, piece: int) -> tuple[Child, ...]:
+        out = []
+        for mask, (sid, hard) in self.placements(bits, h, piece).items():
+            after, lines = clear_full_rows(bits | mask, h)
+            out.append(Child(mask, sid, hard, after, h - lines, lines))
+        # try plain drops first, low placements before high ones: a cheap, effective move order
+        out.sort(key=_ORDER)
+        return tuple(out)
+
+
+def _ORDER(child: Child) -> tuple:
+    return (not child.hard, child.mask.bit_length())
+
+
+_GENERATORS: dict[tuple, MoveGenerator] = {}
+
+
+def for_rules(rules: Rules, soft_drop: bool = True) -> MoveGenerator:
+    """The shared generator (and memo) for these rules; a change of rules starts a fresh one."""
+    key = (rules.cache_key(), soft_drop)
+    gen = _GENERATORS.get(key)
+    if gen is None:
+        if len(_GENERATORS) > 8:
+            _GENERATORS.clear()
+        gen = _GENERATORS[key] = MoveGenerator(rules, soft_drop)
+    return gen

@@ -1,0 +1,120 @@
+"""Order-free feasibility: can the empty cells be covered exactly by the pieces still to come?
+
+A piece placed after some rows have cleared occupies, in today's field, rows that need not be adjacent (the rows
+between were full and are gone by then). So besides ordinary placements we allow "stretched" ones: the shape's
+rows mapped onto any increasing choice of rows. Covering the lowest empty cell first turns the question into a
+small exact-cover search; it ignores order, gravity and reachability, so a "no" is a proof that the state is
+dead (a sound pruning rule), a "yes" proves nothing. Answers are memoised per (field, h, piece counts); they do
+not depend on the rules, so the memo is global.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from ai.pc.field import COLUMN, MAX_LINES, REGION
+from game.board import WIDTH, Bitboard
+from game.pieces import SHAPES, Piece, Rotation
+
+
+def _first_cell(mask: Bitboard, h: int) -> int:
+    """Index (y*10 + x) of the mask's first cell in column-major order (leftmost column, then lowest row).
+
+    Covering cells column by column keeps the search frontier within about four columns, so partial fields
+    repeat a lot and the memo pays (row by row the frontier would span the whole width)."""
+    for x in range(WIDTH):
+        column = mask & COLUMN[h][x]
+        if column:
+            return (column & -column).bit_length() - 1
+    raise ValueError("empty mask")
+
+
+def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
+    """by_first_cell[c] = [(piece, mask), ...] of every (possibly stretched) placement whose first cell (column-major) is c."""
+    by_cell: list[list[tuple[int, Bitboard]]] = [[] for _ in range(WIDTH * h)]
+    for piece in Piece:
+        shapes = {SHAPES[piece, rot] for rot in Rotation}
+        normalised = set()
+        for cells in shapes:
+            min_x = min(dx for dx, _ in cells)
+            min_y = min(dy for _, dy in cells)
+            normalised.add(tuple(sorted((dx - min_x, dy - min_y) for dx, dy in cells)))
+        masks = set()
+        for cells in normalised:
+            shape_rows = sorted({dy for _, dy in cells})
+            width = max(dx for dx, _ in cells) + 1
+            for rows in combinations(range(h), len(shape_rows)):
+                row_of = dict(zip(shape_rows, rows))
+                for x in range(WIDTH - width + 1):
+                    masks.add(sum(1 << (row_of[dy] * WIDTH + x + dx) for dx, dy in cells))
+        for mask in masks:
+            by_cell[_first_cell(mask, h)].append((int(piece), mask))
+    return by_cell
+
+
+_BY_CELL: dict[int, list[list[tuple[int, Bitboard]]]] = {}
+_MEMO: dict[tuple, bool] = {}
+
+
+def _table(h: int) -> list[list[tuple[int, Bitboard]]]:
+    table = _BY_CELL.get(h)
+    if table is None:
+        table = _BY_CELL[h] = _stretched_placements(h)
+    return table
+
+
+class _Budget(Exception):
+    pass
+
+
+def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000) -> bool:
+    """True if some choice of the pieces in `counts` (count per Piece) may cover exactly the empty cells of rows
+    0..h-1 (stretched placements allowed; extra pieces may be left unused). After `budget` search steps without
+    an answer it gives up and says True (unknown), which keeps the test a sound pruning rule."""
+    if h > MAX_LINES:
+        return True
+    empty = WIDTH * h - bits.bit_count()
+    if empty % 4:
+        return False
+    need = empty // 4
+    # Counts packed 4 bits per piece; more of a piece than the pieces needed cannot matter, and capping
+    # makes more states share a memo entry.
+    packed = 0
+    for piece, count in enumerate(counts):
+        packed |= min(count, need, 15) << (4 * piece)
+    steps = [budget]
+    try:
+        return _tileable(bits, h, packed, need, steps, _table(h), COLUMN[h], 0, h << 60)
+    except _Budget:
+        return True
+
+
+def _tileable(bits: Bitboard, h: int, packed: int, need: int, steps: list[int],
+              table: list[list[tuple[int, Bitboard]]], columns: tuple[Bitboard, ...], x: int, tag: int) -> bool:
+    if need == 0:
+        return True
+    # one int per state: field bits (below bit 60), h (bits 60-62), the packed counts from bit 64
+    key = bits | tag | (packed << 64)
+    known = _MEMO.get(key)
+    if known is not None:
+        return known
+    steps[0] -= 1
+    if steps[0] < 0:
+        raise _Budget
+    if len(_MEMO) > 1_000_000:
+        _MEMO.clear()
+    empty = ~bits & REGION[h]
+    # cells left of column x are all filled already (the search fills column by column)
+    column = empty & columns[x]
+    while not column:
+        x += 1
+        column = empty & columns[x]
+    cell = (column & -column).bit_length() - 1
+    result = False
+    for piece, mask in table[cell]:
+        if ((packed >> (4 * piece)) & 15 and not mask & bits
+                and _tileable(bits | mask, h, packed - (1 << (4 * piece)), need - 1, steps, table, columns, x, tag)):
+            result = True
+            break
+    _MEMO[key] = result
+    return result

@@ -1,0 +1,70 @@
+"""Replay a solution through the game's own rules: `find_placements` must offer every placement and
+`lock_piece` must end in a perfect clear. This is the check every reported solution passes."""
+
+from __future__ import annotations
+
+from ai.pc.search import Problem, Solution
+from game.board import PIECE_MASKS, Board
+from game.finesse import find_placements
+from game.movement import Spin
+from game.rules import Rules
+from game.scoring import lock_piece
+
+_OFFERED: dict[tuple, dict[int, list[Spin]]] = {}
+
+
+def _offered(board: Board, piece, rules: Rules, soft_drop: bool) -> dict[int, list[Spin]]:
+    """find_placements as mask -> spins, memoised: solutions of one search share most of their boards."""
+    key = (board.bits, piece, rules.cache_key(), soft_drop)
+    found = _OFFERED.get(key)
+    if found is None:
+        if len(_OFFERED) > 50_000:
+            _OFFERED.clear()
+        found = {}
+        for placement in find_placements(board, piece, rules, soft_drop=soft_drop):
+            found.setdefault(placement.mask, []).append(placement.spin)
+        _OFFERED[key] = found
+    return found
+
+
+class ReplayError(AssertionError):
+    """A solution that the game's rules do not allow or that does not end in a perfect clear."""
+
+
+def replay(problem: Problem, solution: Solution, rules: Rules, soft_drop: bool = True) -> Board:
+    """Play the solution from the problem's field; returns the final board (empty) or raises ReplayError."""
+    board = Board(problem.field)
+    queue = list(problem.queue)
+    hold = problem.hold
+    cleared = 0
+    last = None
+    for number, step in enumerate(solution.steps, 1):
+        # the queue and hold must deliver this piece, pressing hold exactly when the step says so
+        if step.hold:
+            if not problem.use_hold:
+                raise ReplayError(f"step {number}: hold used but not allowed")
+            if hold is None:  # the piece in play goes to hold and the next one comes into play
+                if len(queue) < 2:
+                    raise ReplayError(f"step {number}: hold pressed with no next piece")
+                hold = queue.pop(0)
+                current = queue.pop(0)
+            else:  # swap: the held piece comes into play, the piece in play (if any) goes to hold
+                current, hold = hold, (queue.pop(0) if queue else None)
+            if current != step.piece:
+                raise ReplayError(f"step {number}: hold gives {current.name}, solution places {step.piece.name}")
+        else:
+            if not queue or queue[0] != step.piece:
+                raise ReplayError(f"step {number}: next piece is not {step.piece.name}")
+            queue.pop(0)
+        mask = PIECE_MASKS.get((step.piece, step.rotation, step.x, step.y))
+        if mask is None or mask != step.mask:
+            raise ReplayError(f"step {number}: ({step.rotation.srs_name}, {step.x}, {step.y}) is not the cells found")
+        spins = _offered(board, step.piece, rules, soft_drop).get(mask)
+        if not spins:
+            raise ReplayError(f"step {number}: {step.piece.name} at {step.x},{step.y} is not reachable")
+        spin = min(spins, key=lambda s: s is not Spin.NONE)
+        board, last = lock_piece(board, step.piece, step.rotation, step.x, step.y, spin, -1, -1)
+        cleared += last.lines
+    if last is None or not last.perfect_clear or not board.is_empty() or cleared != problem.lines:
+        raise ReplayError("the solution does not end in a perfect clear of the requested lines")
+    return board

@@ -1,0 +1,106 @@
+"""The bounded PC move generator must agree exactly with game.finesse.find_placements (the reference)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai.pc.field import REGION, clear_full_rows, from_rows, has_overhang, to_rows, walls_ok
+from ai.pc.movegen import MoveGenerator, unpack
+from ai.pc.tiling import tileable
+from game.finesse import find_placements
+from game.pieces import Piece
+from game.rules import Rules
+
+
+def _random_field(rng: random.Random, h: int) -> int:
+    density = rng.random() * 0.75
+    bits = 0
+    for y in range(h):
+        row = 0
+        for x in range(10):
+            if rng.random() < density * (1.3 - y / h):
+                row |= 1 << x
+        if row == 1023:
+            row &= ~(1 << rng.randrange(10))
+        bits |= row << (10 * y)
+    return bits
+
+
+@pytest.mark.parametrize("kicks", ["srs", "srs+"])
+@pytest.mark.parametrize("allow_180", [False, True])
+@pytest.mark.parametrize("soft_drop", [True, False])
+def test_agrees_with_find_placements_on_random_fields(kicks: str, allow_180: bool, soft_drop: bool) -> None:
+    rng = random.Random(hash((kicks, allow_180, soft_drop)) & 0xFFFF)
+    rules = Rules.named(kicks, allow_180=allow_180)
+    gen = MoveGenerator(rules, soft_drop)
+    checked = 0
+    for _ in range(14):
+        h = rng.choice([2, 3, 4, 4, 6])
+        bits = _random_field(rng, h)
+        for piece in Piece:
+            reference = find_placements(bits, piece, rules, soft_drop=soft_drop)
+            expected = {p.mask for p in reference if p.mask < REGION[h]}
+            mine = gen.placements(bits, h, piece)
+            assert set(mine) == expected, (kicks, allow_180, soft_drop, piece, to_rows(bits, h))
+            if soft_drop:
+                hard = {p.mask for p in find_placements(bits, piece, rules, soft_drop=False) if p.mask < REGION[h]}
+                assert {m for m, (_, is_hard) in mine.items() if is_hard} == hard
+            checked += len(expected)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("kicks", ["none", "nrs"])
+def test_agrees_with_find_placements_other_tables(kicks: str) -> None:
+    rng = random.Random(len(kicks))
+    rules = Rules.named(kicks, allow_180=True)
+    gen = MoveGenerator(rules, True)
+    for _ in range(8):
+        h = rng.choice([2, 4, 6])
+        bits = _random_field(rng, h)
+        for piece in Piece:
+            expected = {p.mask for p in find_placements(bits, piece, rules) if p.mask < REGION[h]}
+            assert set(gen.placements(bits, h, piece)) == expected, (kicks, piece, to_rows(bits, h))
+
+
+def test_canonical_position_has_the_cells() -> None:
+    gen = MoveGenerator(Rules.named("srs"))
+    bits = from_rows(["XX____XXXX", "XXX__XXXXX"])
+    from game.board import PIECE_MASKS
+
+    for piece in Piece:
+        for mask, (sid, _) in gen.placements(bits, 2, piece).items():
+            rot, x, y = unpack(sid)
+            assert PIECE_MASKS[piece, rot, x, y] == mask
+
+
+def test_tuck_needs_soft_drop() -> None:
+    # an overhang at the right: the O slides under it only with soft drop
+    bits = from_rows(["XXXXXX__XX", "XXXXXX____", "XXXXXX____"][::1])
+    rules = Rules.named("srs")
+    soft = MoveGenerator(rules, True).placements(bits, 3, Piece.O)
+    hard = MoveGenerator(rules, False).placements(bits, 3, Piece.O)
+    assert set(hard) < set(soft)
+    assert any(not is_hard for _, is_hard in soft.values())
+
+
+def test_field_helpers() -> None:
+    bits = from_rows(["XXXXXXXXXX", "X_________"])
+    after, cleared = clear_full_rows(bits, 2)
+    assert cleared == 1 and after == 1
+    assert has_overhang(from_rows(["X_________", "__________"]), 2)
+    assert not has_overhang(from_rows(["__________", "X_________"]), 2)
+    # column 2 filled to the top splits off 2x2 = 4 empty cells on the left: fine; 3 cells: dead
+    assert walls_ok(from_rows(["__X_______", "__X_______"]), 2)
+    assert not walls_ok(from_rows(["__X_______", "X_X_______"]), 2)
+
+
+def test_tiling_respects_piece_counts() -> None:
+    counts_i = (1, 0, 0, 0, 0, 0, 0)
+    assert tileable(from_rows(["XXXXXX____"]), 1, counts_i)
+    assert not tileable(from_rows(["XXXXXX____"]), 1, (0, 0, 0, 1, 0, 0, 0))
+    # the O fits only across row 1 after the I clears it: a stretched placement
+    field = from_rows(["XXXXXXXX__", "____XXXXXX", "XXXXXXXX__"])
+    assert tileable(field, 3, (1, 0, 0, 1, 0, 0, 0))
+    assert not tileable(field, 3, (1, 0, 0, 0, 0, 0, 1))
