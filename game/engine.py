@@ -135,6 +135,20 @@ class Game:
         self.initial_events: list[Event] = []
         self._spawn(self._next_piece(), self.initial_events)
 
+    @classmethod
+    def from_position(
+        cls,
+        config: GameConfig,
+        board: Board,
+        queue: list[Piece],
+        hold: Piece | None = None,
+        *,
+        seed: int = 0,
+        randomizer_state: State | None = None,
+    ) -> Game:
+        """A game that starts from this field, with queue[0] in play, then the rest of the queue."""
+        return cls(config, seed, board=board, queue=queue, hold=hold, randomizer_state=randomizer_state)
+
     # --- the piece stream ---------------------------------------------------------------------------------
     def _piece_at(self, index: int) -> Piece:
         while len(self._stream) <= index:

@@ -103,15 +103,23 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
+ENGINE_CHECKED = 20
+
+
 def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     from ai.pc.api import solve
     from ai.pc.field import to_rows
     from ai.pc.render import fumen_code, picture
     from ai.pc.search import Problem
 
+    from ai.pc.verify import replay_on_engine
+
     result = solve(bits, queue, hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines,
                    find_all=args.all, limit=args.limit)
     problem = Problem(bits, args.lines, tuple(queue), held, use_hold)
+    # solve() replayed each solution through the rules; the ones shown are also played on the timed engine.
+    for solution in result.solutions[:ENGINE_CHECKED]:
+        replay_on_engine(problem, solution, rules, soft)
     if args.json:
         out = {
             "solvable": result.solvable,
