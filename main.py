@@ -13,6 +13,11 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "fumen": ("game.fumen_cli", "decode, encode and show fumen codes"),
+    "pc": ("ai.pc.cli", "perfect-clear solutions and odds for a field and a queue or pattern"),
+    "moves": ("ai.cli", "list every reachable placement of a piece on a fumen field"),
+    "bench": ("ai.bench", "play seeded games with the AI and report lines, attack, speed"),
+    "train": ("ai.train", "tune evaluation weights with the noisy cross-entropy method"),
+    "tbp": ("ai.tbp", "run the engine as a Tetris Bot Protocol bot on stdin/stdout"),
 }
 
 

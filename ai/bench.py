@@ -1,0 +1,190 @@
+"""`stackcoach bench`: play whole games at placement level with an engine and report how it did.
+
+Two protocols:
+  classic    research benchmark: 10x20 (any cell at row 20 or above ends the game), uniformly random pieces,
+             no hold, no preview, hard drops from spawn only (no soft drop); default lookahead 1 (the current
+             piece only; 2 adds an expectation over the unknown next piece).
+  guideline  7-bag, hold, 5 previews, SRS, full move generation (soft drops, spins); lock-out or a blocked
+             spawn ends the game.
+Games are simulated with `game.scoring.lock_piece` (no tick engine): spawn, ask the engine, lock, repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+
+RULE_PROTOCOLS = ("classic", "guideline")
+FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern")
+
+
+@dataclass
+class GameStats:
+    seed: int
+    lines: int = 0
+    pieces: int = 0
+    attack: int = 0
+    tspins: int = 0
+    perfect_clears: int = 0
+    clears: int = 0
+    difficult_clears: int = 0
+    b2b_clears: int = 0
+    topped_out: bool = False
+    move_ms: list[float] = field(default_factory=list, repr=False)
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, float | int | bool]:
+        ms = sorted(self.move_ms) or [0.0]
+        return {
+            "seed": self.seed,
+            "lines": self.lines,
+            "pieces": self.pieces,
+            "attack": self.attack,
+            "app": round(self.attack / self.pieces, 3) if self.pieces else 0.0,
+            "tspins": self.tspins,
+            "pcs": self.perfect_clears,
+            "b2b_ratio": round(self.b2b_clears / self.clears, 3) if self.clears else 0.0,
+            "topped_out": self.topped_out,
+            "ms_median": round(statistics.median(ms), 2),
+            "ms_p95": round(ms[min(len(ms) - 1, int(0.95 * len(ms)))], 2),
+            "pps": round(self.pieces / self.seconds, 1) if self.seconds else 0.0,
+        }
+
+
+def make_bench_engine(protocol: str, features: str, lookahead: int, engine: str, seed: int, budget_ms: float | None):
+    """The engine a protocol plays with, and the Budget for each move."""
+    from ai.search import DEFAULT_TIME_MS, Budget, make_engine
+    from game.rules import Rules
+
+    if protocol == "classic":
+        rules = Rules.named("srs", hold=False)
+        kwargs = {"rules": rules, "evaluator": features, "use_hold": False, "soft_drop": False, "top_out_row": 20,
+                  "seed": seed, "depth": max(1, lookahead), "panic_evaluator": None}
+        budget = Budget(time_ms=budget_ms, depth=max(1, lookahead))
+    else:
+        rules = Rules.named("srs")
+        kwargs = {"rules": rules, "evaluator": features, "use_hold": True, "soft_drop": True, "seed": seed,
+                  "depth": max(1, lookahead)}
+        budget = Budget(time_ms=budget_ms if budget_ms is not None else DEFAULT_TIME_MS, depth=max(1, lookahead))
+    return make_engine(engine, **kwargs), budget
+
+
+def play_game(
+    protocol: str = "guideline",
+    features: str = "modern",
+    *,
+    seed: int = 0,
+    max_pieces: int = 1000,
+    lookahead: int = 6,
+    engine: str = "beam",
+    budget_ms: float | None = None,
+) -> GameStats:
+    """Play one seeded game until top-out or `max_pieces`."""
+    from ai.search import SearchState
+    from game.board import Board
+    from game.randomizer import make_randomizer
+    from game.scoring import lock_piece
+
+    classic = protocol == "classic"
+    bot, budget = make_bench_engine(protocol, features, lookahead, engine, seed, budget_ms)
+    randomizer = make_randomizer("random" if classic else "7bag", seed)
+    previews = 0 if classic else 5
+    current = randomizer.draw()
+    queue = [randomizer.draw() for _ in range(previews)]
+    board = Board()
+    hold = None
+    b2b = combo = -1
+    stats = GameStats(seed)
+    started = time.perf_counter()
+    while stats.pieces < max_pieces:
+        state = SearchState(board, current, hold, tuple(queue), b2b, combo, randomizer.state,
+                            "random" if classic else "7bag")
+        t0 = time.perf_counter()
+        suggestion = bot.suggest(state, budget)
+        stats.move_ms.append((time.perf_counter() - t0) * 1000)
+        if suggestion is None:
+            stats.topped_out = True
+            break
+        if suggestion.hold_used:
+            if hold is None:
+                hold, current = current, queue.pop(0)
+                queue.append(randomizer.draw())
+            else:
+                hold, current = current, hold
+        p = suggestion.placement
+        assert p.piece == current
+        board, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
+        b2b, combo = result.b2b, result.combo
+        stats.pieces += 1
+        stats.lines += result.lines
+        stats.attack += result.attack
+        if result.lines:
+            stats.clears += 1
+            stats.difficult_clears += result.is_difficult
+            stats.b2b_clears += result.b2b_bonus
+            stats.tspins += p.piece.name == "T" and result.spin != 0
+            stats.perfect_clears += result.perfect_clear
+        if result.lock_out or (classic and board.bits >> 200):
+            stats.topped_out = True
+            break
+        if queue:
+            current = queue.pop(0)
+            queue.append(randomizer.draw())
+        else:
+            current = randomizer.draw()
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=int, default=3, help="number of seeded games (default 3)")
+    parser.add_argument("--features", choices=FEATURE_SETS, default=None,
+                        help="weight set (default: dellacherie for classic, modern for guideline)")
+    parser.add_argument("--lookahead", type=int, default=None,
+                        help="pieces searched per move (default 1 classic, 6 guideline = current + 5 previews)")
+    parser.add_argument("--rules", choices=RULE_PROTOCOLS, default="guideline")
+    parser.add_argument("--max-pieces", type=int, default=500, help="cap per game (default 500)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed + i")
+    parser.add_argument("--engine", choices=("beam", "mcts"), default="beam")
+    parser.add_argument("--budget-ms", type=float, default=None,
+                        help="time budget per move (default: the engine default, 10 ms, for guideline; unlimited classic)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
+
+
+def _mean(rows: list[dict]) -> dict:
+    keys = [k for k in rows[0] if k != "seed"]
+    mean: dict = {}
+    for key in keys:
+        values = [row[key] for row in rows]
+        mean[key] = round(sum(float(v) for v in values) / len(values), 3)
+    return mean
+
+
+def run(args: argparse.Namespace) -> int:
+    features = args.features or ("dellacherie" if args.rules == "classic" else "modern")
+    lookahead = args.lookahead or (1 if args.rules == "classic" else 6)
+    rows = []
+    for i in range(args.games):
+        stats = play_game(args.rules, features, seed=args.seed + i, max_pieces=args.max_pieces, lookahead=lookahead,
+                          engine=args.engine, budget_ms=args.budget_ms)
+        rows.append(stats.summary())
+        if not args.json:
+            print(f"\rgame {i + 1}/{args.games} done", flush=True, end="", file=sys.stderr)
+    mean = _mean(rows)
+    if args.json:
+        print(json.dumps({"rules": args.rules, "features": features, "lookahead": lookahead, "engine": args.engine,
+                          "max_pieces": args.max_pieces, "games": rows, "mean": mean}))
+        return 0
+    columns = list(rows[0])
+    print(file=sys.stderr)
+    print(f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
+          f"cap {args.max_pieces} pieces")
+    print("  ".join(f"{c:>10}" for c in columns))
+    for row in rows:
+        print("  ".join(f"{row[c]!s:>10}" for c in columns))
+    print("  ".join(f"{'mean' if c == 'seed' else str(mean[c]):>10}" for c in columns))
+    return 0

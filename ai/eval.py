@@ -1,0 +1,434 @@
+"""Position evaluation: board features from bitboards, named linear weight sets, and the Evaluator protocol.
+
+A score is split in two so search can cache the expensive half:
+  * `board(bits)`   - features of the field alone (holes, transitions, wells, T-slots...); cached per field;
+  * `move(...)`     - features of the lock that produced it (landing height, eroded cells, clears, spins, B2B,
+                      combo, perfect clear, wasted T).
+A path's value is the sum of its moves' values plus the board value of the last field. Any evaluator with these
+two methods (a learned one too) plugs into search through the `Evaluator` protocol.
+
+Feature definitions (classic ones after Dellacherie and Thiery & Scherrer), on the 10-wide field, rows up to the
+stack height; walls and floor count as filled:
+  row_transitions     filled/empty changes along each row (walls included), rows 0..stack height - 1
+  column_transitions  filled/empty changes up each column from the (filled) floor
+  holes               empty cells with a filled cell above in the same column
+  wells               sum over well runs (open cells above a column's top with both neighbours filled) of
+                      1 + 2 + ... + depth
+  hole_depth          for each hole, the filled cells above it in its column
+  rows_with_holes     rows holding at least one hole
+  bumpiness, aggregate_height, max_height    over column heights
+  tsd_slots, tst_slots                       T-spin double / triple slots ready to be filled (see _t_slots)
+  tslot_shapes        T-slot shapes whose rows are not both ready yet (see _t_shapes)
+  well_depth          rows, from the lowest column's top up, that are full except that column (capped at 4:
+                      how ready a Tetris is)
+  top_half, top_quarter                      cells in rows 10+ and 15+ (danger)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from game.board import Bitboard
+from game.movement import Spin
+from game.pieces import SHAPES, Piece, Rotation
+from game.scoring import LockResult
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+_COL_FULL = (1 << 40) - 1
+_ROW_BITS = [tuple(x for x in range(10) if row >> x & 1) for row in range(1024)]
+
+
+def _row_transitions(row: int) -> int:
+    framed = 1 | (row << 1) | (1 << 11)  # walls on both sides
+    return ((framed ^ (framed >> 1)) & 0x7FF).bit_count()
+
+
+_ROW_TRANSITIONS = [_row_transitions(row) for row in range(1024)]
+
+BOARD_FEATURES = (
+    "row_transitions", "column_transitions", "holes", "wells", "hole_depth", "rows_with_holes",
+    "bumpiness", "aggregate_height", "max_height", "tsd_slots", "tst_slots", "tslot_shapes", "well_depth",
+    "top_half", "top_quarter",
+)
+MOVE_FEATURES = (
+    "landing_height", "eroded_cells", "lines", "clear1", "clear2", "clear3", "clear4",
+    "tspin_mini", "tspin1", "tspin2", "tspin3", "perfect_clear", "attack", "b2b_chain", "b2b_break",
+    "combo", "wasted_t",
+)
+ALL_FEATURES = BOARD_FEATURES + MOVE_FEATURES
+
+
+def columns_filled(bits: Bitboard) -> list[int]:
+    """The board transposed: for each column x, an int with bit y set where (x, y) is filled."""
+    filled = [0] * 10
+    y = 0
+    while bits:
+        row = bits & 1023
+        if row:
+            bit = 1 << y
+            for x in _ROW_BITS[row]:
+                filled[x] |= bit
+        bits >>= 10
+        y += 1
+    return filled
+
+
+def _runs_value(mask: int) -> int:
+    """Sum over runs of consecutive set bits of k(k+1)/2 (Dellacherie's cumulative well depth)."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        rest = mask & (mask + low)  # clears the lowest run
+        k = (mask ^ rest).bit_count()
+        total += k * (k + 1) // 2
+        mask = rest
+    return total
+
+
+def _t_slots(rows: list[int], top: int) -> tuple[int, int]:
+    """Count T-spin double and triple slots that one T would fill, clearing 2 (resp. 3) rows.
+
+    TSD slot at centre (x, y): row y is full except x-1..x+1, row y-1 full except x, and a roof cell at
+    (x-1, y+1) or (x+1, y+1) makes the 3-corner rule hold. TST slot with the T pointing sideways at (x, y):
+    rows y-1 and y+1 full except x, row y full except x and the side cell, and a roof over the side cell's
+    opposite column two rows up (the usual TST overhang).
+    """
+    tsd = tst = 0
+    for y in range(1, top + 1):
+        below = rows[y - 1]
+        empty_below = 1023 ^ below
+        if empty_below & (empty_below - 1):
+            continue  # more than one hole in the lower row
+        if not empty_below:
+            continue
+        x = empty_below.bit_length() - 1
+        row = rows[y]
+        if 1 <= x <= 8 and row == 1023 ^ (0b111 << (x - 1)):
+            above = rows[y + 1]
+            if ((above >> (x - 1)) & 1 or (above >> (x + 1)) & 1) and not (above >> x) & 1:
+                tsd += 1
+        # TST: T vertical, stem into the side; rows y-1 and y+1 single hole at x, row y holes x and x+-1.
+        if y + 1 < len(rows) - 1:
+            upper = rows[y + 1]
+            if upper == below:
+                for side in (-1, 1):
+                    sx = x + side
+                    if 0 <= sx <= 9 and row == 1023 ^ ((1 << x) | (1 << sx)):
+                        roof = rows[y + 2]
+                        if (roof >> x) & 1 == 0 and 0 <= x - side <= 9 and (roof >> (x - side)) & 1:
+                            tst += 1
+    return tsd, tst
+
+
+def _t_shapes(rows: list[int], top: int) -> int:
+    """T-slot shapes still being built: a T pointing down at (x, y) would fit, both bottom corners are filled,
+    one top corner is filled (the overhang) and the cell above the centre is open, but the two rows would not both
+    clear yet (complete slots count as tsd_slots instead). Found a row at a time with bit masks."""
+    count = 0
+    for y in range(1, top):
+        row = rows[y]
+        below = rows[y - 1]
+        above = rows[y + 1]
+        empty = 1023 ^ row
+        shape = (
+            empty & (empty << 1) & (empty >> 1)  # x-1, x, x+1 open
+            & ~below & (below << 1) & (below >> 1)  # stem hole, both bottom corners filled
+            & ((above << 1) | (above >> 1)) & ~above  # an overhang corner, the centre column open above
+            & 0x1FE
+        )
+        while shape:
+            low = shape & -shape
+            shape ^= low
+            x = low.bit_length() - 1
+            if not (row | (0b111 << (x - 1)) == 1023 and below | low == 1023):
+                count += 1
+    return count
+
+
+def board_features_by_columns(bits: Bitboard) -> dict[str, float]:
+    """Every board feature, computed column by column: the plain definition, kept to check the fast version."""
+    filled = columns_filled(bits)
+    heights = [column.bit_length() for column in filled]
+    top = max(heights)
+    row_trans = 0
+    rows = [(bits >> (10 * y)) & 1023 for y in range(top + 3)]  # 3 empty rows on top for the slot checks
+    for y in range(top):
+        row_trans += _ROW_TRANSITIONS[rows[y]]
+    col_trans = 0
+    holes = 0
+    hole_depth = 0
+    hole_rows = 0
+    wells = 0
+    bump = 0
+    for x in range(10):
+        column = filled[x]
+        height = heights[x]
+        col_trans += (column ^ ((column << 1) | 1)).bit_count()
+        hole_mask = ((1 << height) - 1) & ~column
+        if hole_mask:
+            holes += hole_mask.bit_count()
+            hole_rows |= hole_mask
+            m = hole_mask
+            while m:
+                low = m & -m
+                hole_depth += (column >> low.bit_length()).bit_count()
+                m ^= low
+        left = filled[x - 1] if x > 0 else _COL_FULL
+        right = filled[x + 1] if x < 9 else _COL_FULL
+        well = left & right & (_COL_FULL ^ ((1 << height) - 1))  # open cells above the column top
+        if well:
+            wells += _runs_value(well)
+        if x:
+            bump += abs(height - heights[x - 1])
+    tsd, tst = _t_slots(rows, top)
+    well_x = heights.index(min(heights))
+    want = 1023 ^ (1 << well_x)
+    well_depth = 0
+    y = heights[well_x]
+    while well_depth < 4 and y < top and rows[y] == want:
+        well_depth += 1
+        y += 1
+    return {
+        "row_transitions": row_trans,
+        "column_transitions": col_trans,
+        "holes": holes,
+        "wells": wells,
+        "hole_depth": hole_depth,
+        "rows_with_holes": hole_rows.bit_count(),
+        "bumpiness": bump,
+        "aggregate_height": sum(heights),
+        "max_height": top,
+        "tsd_slots": tsd,
+        "tst_slots": tst,
+        "tslot_shapes": _t_shapes(rows, top),
+        "well_depth": well_depth,
+        "top_half": (bits >> 100).bit_count(),
+        "top_quarter": (bits >> 150).bit_count(),
+    }
+
+
+_POP = [v.bit_count() for v in range(1024)]
+_ROW_BITS_TABLE = _ROW_BITS
+
+
+def board_features(bits: Bitboard) -> dict[str, float]:
+    """Every board feature of a field (see the module docstring), in one top-down pass over the rows.
+
+    Per-column counters (filled cells above, current well run) are kept bit-sliced: plane k holds bit k of every
+    column's count as a 10-bit mask, so one row updates all ten columns with a few integer operations.
+    """
+    top = (bits.bit_length() + 9) // 10
+    rows = [(bits >> (10 * y)) & 1023 for y in range(top + 3)]  # 3 empty rows on top for the slot checks
+    pop = _POP
+    heights = [0] * 10
+    seen = 0  # columns with a filled cell above the current row
+    row_trans = col_trans = holes = hole_rows = hole_depth = wells = 0
+    a0 = a1 = a2 = a3 = a4 = 0  # filled cells above, per column (5 bit planes)
+    w0 = w1 = w2 = w3 = w4 = 0  # current well run length, per column
+    below = 0
+    for y in range(top - 1, -1, -1):
+        row = rows[y]
+        row_trans += _ROW_TRANSITIONS[row]
+        col_trans += pop[row ^ (rows[y + 1] if y + 1 < top else 0)]
+        new = row & ~seen
+        if new:
+            for x in _ROW_BITS_TABLE[new]:
+                heights[x] = y + 1
+        hole = seen & ~row
+        if hole:
+            holes += pop[hole]
+            hole_rows += 1
+            hole_depth += pop[hole & a0] + 2 * pop[hole & a1] + 4 * pop[hole & a2] + 8 * pop[hole & a3] + 16 * pop[hole & a4]
+        if row:
+            carry = row
+            a0, carry = a0 ^ carry, a0 & carry
+            a1, carry = a1 ^ carry, a1 & carry
+            a2, carry = a2 ^ carry, a2 & carry
+            a3, carry = a3 ^ carry, a3 & carry
+            a4 ^= carry
+        seen |= row
+        well = ~seen & ((row << 1) | 1) & ((row >> 1) | 512) & 1023
+        if well:
+            w0, w1, w2, w3, w4 = w0 & well, w1 & well, w2 & well, w3 & well, w4 & well
+            carry = well
+            w0, carry = w0 ^ carry, w0 & carry
+            w1, carry = w1 ^ carry, w1 & carry
+            w2, carry = w2 ^ carry, w2 & carry
+            w3, carry = w3 ^ carry, w3 & carry
+            w4 ^= carry
+            wells += pop[w0] + 2 * pop[w1] + 4 * pop[w2] + 8 * pop[w3] + 16 * pop[w4]
+        elif w0 | w1 | w2 | w3 | w4:
+            w0 = w1 = w2 = w3 = w4 = 0
+        below = row
+    col_trans += pop[1023 ^ below] if top else 10  # floor (filled) against row 0
+    bump = 0
+    previous = heights[0]
+    for height in heights[1:]:
+        bump += abs(height - previous)
+        previous = height
+    tsd, tst = _t_slots(rows, top)
+    low = min(heights)
+    well_x = heights.index(low)
+    want = 1023 ^ (1 << well_x)
+    well_depth = 0
+    y = low
+    while well_depth < 4 and y < top and rows[y] == want:
+        well_depth += 1
+        y += 1
+    return {
+        "row_transitions": row_trans,
+        "column_transitions": col_trans,
+        "holes": holes,
+        "wells": wells,
+        "hole_depth": hole_depth,
+        "rows_with_holes": hole_rows,
+        "bumpiness": bump,
+        "aggregate_height": sum(heights),
+        "max_height": top,
+        "tsd_slots": tsd,
+        "tst_slots": tst,
+        "tslot_shapes": _t_shapes(rows, top),
+        "well_depth": well_depth,
+        "top_half": (bits >> 100).bit_count(),
+        "top_quarter": (bits >> 150).bit_count(),
+    }
+
+
+def move_features(piece: Piece, rotation: Rotation, x: int, y: int, result: LockResult, b2b_before: int) -> dict[str, float]:
+    """Features of one lock: where it landed and what it scored."""
+    cells = SHAPES[piece, rotation]
+    low = min(dy for _, dy in cells)
+    high = max(dy for _, dy in cells)
+    eroded_piece = sum(1 for _, dy in cells if y + dy in result.cleared_rows)
+    lines = result.lines
+    spin = result.spin
+    t_spin = piece is Piece.T and spin is not Spin.NONE and lines > 0
+    return {
+        "landing_height": y + (low + high) / 2,
+        "eroded_cells": lines * eroded_piece,
+        "lines": lines,
+        "clear1": 1 if lines == 1 and not t_spin else 0,
+        "clear2": 1 if lines == 2 and not t_spin else 0,
+        "clear3": 1 if lines == 3 and not t_spin else 0,
+        "clear4": 1 if lines >= 4 else 0,
+        "tspin_mini": 1 if piece is Piece.T and spin is Spin.MINI else 0,
+        "tspin1": 1 if piece is Piece.T and spin is Spin.FULL and lines == 1 else 0,
+        "tspin2": 1 if piece is Piece.T and spin is Spin.FULL and lines == 2 else 0,
+        "tspin3": 1 if piece is Piece.T and spin is Spin.FULL and lines == 3 else 0,
+        "perfect_clear": 1 if result.perfect_clear else 0,
+        "attack": result.attack,
+        "b2b_chain": 1 if result.b2b_bonus else 0,
+        "b2b_break": 1 if (b2b_before >= 0 and result.b2b < 0) else 0,
+        "combo": max(result.combo, 0),
+        "wasted_t": 1 if piece is Piece.T and not t_spin else 0,
+    }
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """What search needs from an evaluator. Higher is better."""
+
+    name: str
+
+    def board(self, bits: Bitboard) -> float:
+        """Value of a field by itself (search caches it per field)."""
+        ...
+
+    def move(self, piece: Piece, rotation: Rotation, x: int, y: int, result: LockResult, b2b_before: int) -> float:
+        """Value of the lock that led to a field."""
+        ...
+
+
+@dataclass(frozen=True)
+class WeightSet:
+    """A named linear weight vector over ALL_FEATURES (missing features weigh 0)."""
+
+    name: str
+    weights: dict[str, float]
+    description: str = ""
+
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> WeightSet:
+        """Load `ai/weights/<name>.toml` or a TOML path: name, description, [weights] feature = number."""
+        path = Path(name_or_path)
+        if not path.suffix:
+            path = WEIGHTS_DIR / f"{name_or_path}.toml"
+        try:
+            data = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            known = ", ".join(sorted(p.stem for p in WEIGHTS_DIR.glob("*.toml")))
+            raise ValueError(f"no weight set {str(name_or_path)!r} (built in: {known})") from None
+        weights = {str(k): float(v) for k, v in data.get("weights", {}).items()}
+        unknown = set(weights) - set(ALL_FEATURES)
+        if unknown:
+            raise ValueError(f"{path}: unknown features {sorted(unknown)}; known: {', '.join(ALL_FEATURES)}")
+        return cls(str(data.get("name", path.stem)), weights, str(data.get("description", "")))
+
+    def to_toml(self) -> str:
+        lines = [f"name = {self.name!r}".replace("'", '"'), f"description = {self.description!r}".replace("'", '"'), "", "[weights]"]
+        lines += [f"{key} = {float(value)!r}" for key, value in self.weights.items()]
+        return "\n".join(lines) + "\n"
+
+
+@dataclass
+class LinearEvaluator:
+    """Weighted sum of features. Only features with a non-zero weight are computed where that saves time."""
+
+    weights: WeightSet
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.weights.name
+        w = self.weights.weights
+        self._board = tuple((k, w[k]) for k in BOARD_FEATURES if w.get(k))
+        self._move = tuple((k, w[k]) for k in MOVE_FEATURES if w.get(k))
+
+    def board(self, bits: Bitboard) -> float:
+        features = board_features(bits)
+        return sum(weight * features[key] for key, weight in self._board)
+
+    def move(self, piece: Piece, rotation: Rotation, x: int, y: int, result: LockResult, b2b_before: int) -> float:
+        """Same value as the weighted sum of move_features, without building the feature dict (hot path)."""
+        w = self.weights.weights
+        get = w.get
+        lines = result.lines
+        spin = result.spin
+        is_t = piece is Piece.T
+        t_spin = is_t and spin is not Spin.NONE and lines > 0
+        value = get("landing_height", 0.0) * (y + _MID_HEIGHT[piece, rotation])
+        if lines:
+            if get("eroded_cells"):
+                rows = result.cleared_rows
+                value += w["eroded_cells"] * lines * sum(1 for dy in _CELL_ROWS[piece, rotation] if y + dy in rows)
+            value += get("lines", 0.0) * lines
+            if t_spin:
+                if spin is Spin.FULL:
+                    value += get(_TSPIN_KEYS[min(lines, 3)], 0.0)
+            else:
+                value += get(_CLEAR_KEYS[min(lines, 4)], 0.0)
+            value += get("perfect_clear", 0.0) * result.perfect_clear + get("attack", 0.0) * result.attack
+            value += get("b2b_chain", 0.0) * result.b2b_bonus + get("combo", 0.0) * max(result.combo, 0)
+        if is_t:
+            if spin is Spin.MINI:
+                value += get("tspin_mini", 0.0)
+            if not t_spin:
+                value += get("wasted_t", 0.0)
+        if b2b_before >= 0 and result.b2b < 0:
+            value += get("b2b_break", 0.0)
+        return value
+
+
+_MID_HEIGHT = {
+    key: (min(dy for _, dy in cells) + max(dy for _, dy in cells)) / 2 for key, cells in SHAPES.items()
+}
+_CELL_ROWS = {key: tuple(dy for _, dy in cells) for key, cells in SHAPES.items()}
+_TSPIN_KEYS = ("", "tspin1", "tspin2", "tspin3")
+_CLEAR_KEYS = ("", "clear1", "clear2", "clear3", "clear4")
+
+
+def load_evaluator(name_or_path: str | Path = "modern") -> LinearEvaluator:
+    """A linear evaluator from a built-in weight set name (dellacherie, el-tetris, bcts, modern) or a path."""
+    return LinearEvaluator(WeightSet.load(name_or_path))

@@ -1,0 +1,476 @@
+"""Fast move generation: every reachable final placement of a piece, with its spin and shortest key sequence.
+
+This is an exact re-implementation of `game.finesse.find_placements` (the reference definition of
+"reachable": the same breadth-first search over (rotation, x, y) from spawn, the same move order, the same
+recording rules for spins reached by a rotation) on faster primitives:
+
+* the board is transposed once into 10 column bitsets; for every (rotation, x) a *fit column* `F` is built with
+  four shifts and ANDs: bit p of F is set when the piece fits at y = p - 8. Fitting, dropping (the highest
+  blocked bit below p) and kick tests then cost one or two integer operations instead of a dict lookup per row;
+* states are small ints (rotation, x, p) and the search keeps parent pointers instead of key tuples, so keys are
+  built only for the placements returned;
+* equal cell sets are recognised through a per-piece canonical id table, not by hashing 400-bit masks.
+
+`generate` returns `game.finesse.Placement` values (same type as the reference, so callers can mix them);
+`generate_raw` skips building key tuples for search, which only needs the final positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.board import PIECE_MASKS, Bitboard, Board
+from game.finesse import Key, Placement
+from game.movement import Spin
+from game.pieces import SHAPES, Piece, Rotation
+from game.rules import Rules, SpinRule
+
+_XOFF = 8  # xi = x + 8: kicks of up to 4 columns from any legal x stay inside 0..31
+_YOFF = 8  # p = y + 8: bit p of a fit column
+_XS = 32
+_ROW = 1023
+_COL_FULL = (1 << 40) - 1
+_LOW = [(1 << p) - 1 for p in range(64)]
+_ROW_BITS = [tuple(x for x in range(10) if row >> x & 1) for row in range(1024)]
+
+# Key codes used inside the search (indexes into _KEYS).
+LEFT, RIGHT, DAS_LEFT, DAS_RIGHT, CW, CCW, FLIP, SOFT = range(8)
+_KEYS = (Key.LEFT, Key.RIGHT, Key.DAS_LEFT, Key.DAS_RIGHT, Key.CW, Key.CCW, Key.FLIP, Key.SOFT_DROP)
+_ROTATION_KEYS = ((CW, 1), (CCW, -1), (FLIP, 2))
+_ROTATIONS = tuple(Rotation)
+_SPINS = tuple(Spin)
+
+# T-spin corners (dx, dy) and, per rotation, the indexes of the two front corners (as in game.movement).
+_CORNERS = ((-1, 1), (1, 1), (1, -1), (-1, -1))
+_FRONT = ((0, 1), (1, 2), (2, 3), (3, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class RawPlacement:
+    """A placement without its key sequence: enough for search. `keys` is the length of the shortest sequence."""
+
+    rotation: int
+    x: int
+    y: int
+    spin: Spin
+    keys: int  # -1 when the fast path did not count them
+    canon: int  # equal for placements covering the same cells
+
+
+class _PieceTables:
+    """Everything about one piece under one rule set that does not depend on the board."""
+
+    def __init__(self, piece: Piece, rules: Rules) -> None:
+        self.piece = piece
+        # For each rotation: (xi, ((column, shift), ...)) for every x where the piece is inside the walls.
+        self.columns: list[list[tuple[int, tuple[tuple[int, int], ...]]]] = []
+        for rot in Rotation:
+            cells = SHAPES[piece, rot]
+            entries = []
+            for x in range(-3, 13):
+                if all(0 <= x + dx < 10 for dx, _ in cells):
+                    entries.append((x + _XOFF, tuple((x + dx, _YOFF - dy) for dx, dy in cells)))
+            self.columns.append(entries)
+        # For each rotation: [(key code, end rotation, ((dxi*64 + dp, end*32 offset..., fin), ...)), ...]
+        self.kicks: list[list[tuple[int, int, tuple[tuple[int, int, int, bool], ...]]]] = []
+        table = rules.rotation.table
+        for rot in Rotation:
+            options = []
+            for code, turns in _ROTATION_KEYS:
+                if turns == 2 and not rules.allow_180:
+                    continue
+                end = rot.turned(turns)
+                tests = rules.rotation.tests[piece, rot, end]
+                written = table.get((piece, rot.srs_name + end.srs_name))
+                entries = []
+                for index, (dx, dy) in enumerate(tests):
+                    kx, ky = written[index] if written is not None and index < len(written) else (dx, dy)
+                    entries.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy, abs(kx) == 1 and abs(ky) == 2))
+                options.append((code, int(end), tuple(entries)))
+            self.kicks.append(options)
+        # Canonical id per state index (rot << 11 | xi << 6 | p); -1 where out of bounds.
+        self.canon = [-1] * (4 << 11)
+        self.masks: list[int] = []
+        ids: dict[int, int] = {}
+        for rot in Rotation:
+            for x in range(-3, 13):
+                for y in range(-3, 43):
+                    mask = PIECE_MASKS.get((piece, rot, x, y))
+                    if mask is None:
+                        continue
+                    cid = ids.get(mask)
+                    if cid is None:
+                        cid = ids[mask] = len(self.masks)
+                        self.masks.append(mask)
+                    self.canon[(rot << 11) | ((x + _XOFF) << 6) | (y + _YOFF)] = cid
+
+
+_TABLES: dict[tuple, _PieceTables] = {}
+
+
+def _tables(piece: Piece, rules: Rules) -> _PieceTables:
+    key = (rules.cache_key(), piece)
+    found = _TABLES.get(key)
+    if found is None:
+        found = _TABLES[key] = _PieceTables(piece, rules)
+    return found
+
+
+def column_sets(bits: Bitboard) -> list[int]:
+    """The board transposed: for each column x, an int with bit y set where (x, y) is empty (40 rows)."""
+    filled = [0] * 10
+    y = 0
+    while bits:
+        row = bits & _ROW
+        if row:
+            bit = 1 << y
+            for x in _ROW_BITS[row]:
+                filled[x] |= bit
+        bits >>= 10
+        y += 1
+    return [_COL_FULL ^ column for column in filled]
+
+
+def shifted_columns(bits: Bitboard) -> list[list[int]]:
+    """For each column, its empty-cell set shifted left by 0..12 (shared by every piece on this board)."""
+    return [[column << k for k in range(13)] for column in column_sets(bits)]
+
+
+def _fit_columns(tables: _PieceTables, shifted: list[list[int]]) -> list[int]:
+    """F[rot * 32 + xi]: bit p set where the piece fits at (x, y) = (xi - 8, p - 8); 0 outside the walls."""
+    fit = [0] * (4 * _XS)
+    for rot in range(4):
+        base = rot * _XS
+        for xi, cells in tables.columns[rot]:
+            (c0, s0), (c1, s1), (c2, s2), (c3, s3) = cells
+            fit[base + xi] = shifted[c0][s0] & shifted[c1][s1] & shifted[c2][s2] & shifted[c3][s3]
+    return fit
+
+
+_BOARD_CACHE: dict[int, list[list[int]]] = {}
+
+
+def _shifted_for(bits: Bitboard) -> list[list[int]]:
+    # Search asks for the same board twice in a row (current piece, then the hold piece): keep a few.
+    found = _BOARD_CACHE.get(bits)
+    if found is None:
+        if len(_BOARD_CACHE) > 64:
+            _BOARD_CACHE.clear()
+        found = _BOARD_CACHE[bits] = shifted_columns(bits)
+    return found
+
+
+def _search(
+    bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool, start: tuple[Rotation, int, int] | None
+) -> tuple[_PieceTables, dict[int, int], dict[int, tuple]]:
+    """The breadth-first search. Returns (tables, link, best).
+
+    link[state] = parent state * 8 + key code for every visited state but the first;
+    best[canon * 4 + spin] = (final key count, landed state, spin, tail state, extra key code or -1): the shortest
+    sequence is path(tail) + extra code, whose final soft drop becomes the hard drop (else a hard drop is added).
+    """
+    tables = _tables(piece, rules)
+    fit = _fit_columns(tables, _shifted_for(bits))
+    rot0, x0, y0 = start if start is not None else (Rotation.NORTH, rules.spawn_x, rules.spawn_y)
+    s0 = (int(rot0) << 11) | ((x0 + _XOFF) << 6) | (y0 + _YOFF)
+    if not (0 <= x0 + _XOFF < _XS and 0 <= y0 + _YOFF < 64) or not (fit[s0 >> 6] >> (s0 & 63) & 1):
+        return tables, {}, {}
+    canon = tables.canon
+    kicks = tables.kicks
+    low = _LOW
+    is_t = piece is Piece.T and rules.spin_rule is not SpinRule.NONE
+    all_spin = piece is not Piece.T and rules.spin_rule is SpinRule.ALL_SPIN
+    want_spins = is_t or all_spin
+
+    def spin_at(s: int, kick: int) -> int:
+        """Spin of a grounded state reached with `kick` (1 a rotation, 2 the TST/fin kick), as detect_spin."""
+        rot = s >> 11
+        x = ((s >> 6) & 31) - _XOFF
+        y = (s & 63) - _YOFF
+        if is_t:
+            filled = [
+                not (0 <= x + dx < 10 and 0 <= y + dy < 40) or bool(bits >> ((y + dy) * 10 + x + dx) & 1)
+                for dx, dy in _CORNERS
+            ]
+            if sum(filled) < 3:
+                return 0
+            a, b = _FRONT[rot]
+            if filled[a] and filled[b]:
+                return 2
+            return 2 if kick == 2 else 1
+        idx = s >> 6
+        p = s & 63
+        mobile = (fit[idx - 1] >> p & 1) or (fit[idx + 1] >> p & 1) or (fit[idx] >> (p + 1) & 1)
+        return 0 if mobile else 1
+
+    def record_rotation(target: int, keys: int, kick: int, tail: int, code: int) -> None:
+        """A rotation reached an already-seen state at the same depth: it may score a different spin there."""
+        p = target & 63
+        land = ((~fit[target >> 6]) & low[p]).bit_length()
+        spin = spin_at(target, kick) if land == p else 0
+        landed = target - p + land
+        rk = canon[landed] * 4 + spin
+        known = best.get(rk)
+        if known is None or keys + 1 < known[0]:
+            best[rk] = (keys + 1, landed, spin, tail, code)
+
+    # depth[state] = BFS depth + 1 (0 = unseen); first arrival: 0 shift, 1 rotation, 2 fin-kick rotation, 3 soft drop.
+    depth = bytearray(4 << 11)
+    first_kick = bytearray(4 << 11)
+    link: dict[int, int] = {}
+    best: dict[int, tuple] = {}
+    left_end: dict[int, int] = {}
+    right_end: dict[int, int] = {}
+    depth[s0] = 1
+    queue = [s0]
+    push = queue.append
+    head = 0
+    while head < len(queue):
+        s = queue[head]
+        head += 1
+        d = depth[s]  # = this state's depth + 1 = the depth of its successors
+        idx = s >> 6
+        p = s & 63
+        # Record where this state lands (reference: record on pop with the first arrival's kick).
+        land = ((~fit[idx]) & low[p]).bit_length()
+        if land == p:
+            kick = first_kick[s]
+            spin = spin_at(s, kick) if (want_spins and 0 < kick < 3) else 0
+            final = d - 1 if kick == 3 else d
+            landed = s
+        else:
+            spin = 0
+            final = d
+            landed = s - p + land
+        rk = canon[landed] * 4 + spin
+        known = best.get(rk)
+        if known is None or final < known[0]:
+            best[rk] = (final, landed, spin, s, -1)
+        child = d + 1
+        # Successors in the reference order: left, right, das left, das right, cw, ccw, 180, soft drop.
+        left_free = fit[idx - 1] >> p & 1
+        right_free = fit[idx + 1] >> p & 1
+        if left_free:
+            t = s - 64
+            if not depth[t]:
+                depth[t] = child
+                link[t] = (s << 3) | LEFT
+                push(t)
+        if right_free:
+            t = s + 64
+            if not depth[t]:
+                depth[t] = child
+                link[t] = (s << 3) | RIGHT
+                push(t)
+        if left_free:
+            # DAS end: every state of one free run shares it, so each run is walked once.
+            t = left_end.get(s)
+            if t is None:
+                i = idx - 1
+                while fit[i - 1] >> p & 1:
+                    i -= 1
+                t = s - (idx - i) * 64
+                for run in range(t, s + 1, 64):
+                    left_end[run] = t
+            if t < s - 64 and not depth[t]:
+                depth[t] = child
+                link[t] = (s << 3) | DAS_LEFT
+                push(t)
+        if right_free:
+            t = right_end.get(s)
+            if t is None:
+                i = idx + 1
+                while fit[i + 1] >> p & 1:
+                    i += 1
+                t = s + (i - idx) * 64
+                for run in range(s, t + 1, 64):
+                    right_end[run] = t
+            if t > s + 64 and not depth[t]:
+                depth[t] = child
+                link[t] = (s << 3) | DAS_RIGHT
+                push(t)
+        xi = idx & 31
+        for rcode, _end, tests in kicks[s >> 11]:
+            for fidx, dy, _delta, fin in tests:
+                q = p + dy
+                nidx = fidx + xi
+                if fit[nidx] >> q & 1:  # the first kick test that fits wins
+                    t = (nidx << 6) | q
+                    seen = depth[t]
+                    if not seen:
+                        depth[t] = child
+                        first_kick[t] = 2 if fin else 1
+                        link[t] = (s << 3) | rcode
+                        push(t)
+                    elif seen >= child and want_spins:
+                        record_rotation(t, d, 2 if fin else 1, s, rcode)
+                    break
+        if soft_drop and land != p:
+            t = s - p + land
+            if not depth[t]:
+                depth[t] = child
+                first_kick[t] = 3  # arrived by soft drop: the hard drop replaces that key
+                link[t] = (s << 3) | SOFT
+                push(t)
+    return tables, link, best
+
+
+def _keys_of(link: dict[int, int], tail: int, code: int) -> tuple[Key, ...]:
+    """path(tail) + code (if >= 0), with the final soft drop turned into the hard drop or a hard drop added."""
+    codes: list[int] = [code] if code >= 0 else []
+    state = tail
+    while state in link:
+        up = link[state]
+        codes.append(up & 7)
+        state = up >> 3
+    codes.reverse()
+    if codes and codes[-1] == SOFT:
+        codes.pop()
+    return tuple(_KEYS[c] for c in codes) + (Key.HARD_DROP,)
+
+
+def generate(
+    board: Board | Bitboard,
+    piece: Piece,
+    rules: Rules,
+    *,
+    soft_drop: bool = True,
+    start: tuple[Rotation, int, int] | None = None,
+) -> list[Placement]:
+    """Same contract and result as `game.finesse.find_placements`: all distinct (cells, spin) placements with a
+    shortest key sequence each, ordered by key count then discovery order; [] if the piece cannot spawn."""
+    bits = board.bits if isinstance(board, Board) else board
+    tables, link, best = _search(bits, piece, rules, soft_drop, start)
+    result = []
+    for final, landed, spin, tail, code in sorted(best.values(), key=lambda entry: entry[0]):
+        keys = _keys_of(link, tail, code)
+        result.append(Placement(
+            piece, _ROTATIONS[landed >> 11], ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, _SPINS[spin],
+            keys, tables.masks[tables.canon[landed]],
+        ))
+    return result
+
+
+def _fall(reach: int, free: int) -> int:
+    """Where each set bit of `reach` lands when dropped through `free` (bit p = fits at p): the bottom of its run."""
+    fill = reach
+    gap = free
+    fill |= gap & (fill >> 1)
+    gap &= gap >> 1
+    fill |= gap & (fill >> 2)
+    gap &= gap >> 2
+    fill |= gap & (fill >> 4)
+    gap &= gap >> 4
+    fill |= gap & (fill >> 8)
+    gap &= gap >> 8
+    fill |= gap & (fill >> 16)
+    gap &= gap >> 16
+    fill |= gap & (fill >> 32)
+    return fill & free & ~(free << 1)
+
+
+def _reachable_landings(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_PieceTables, list[int]]:
+    """Bit-parallel flood fill over (rotation, x) columns of y-positions: the set of reachable states under one-column
+    shifts (DAS is a repeat of them), kicked rotations and drops to the floor (soft drop), like the reference search,
+    but without distances or kicks. Returns, per (rotation, xi) index, the landing positions of reachable states."""
+    tables = _tables(piece, rules)
+    fit = _fit_columns(tables, _shifted_for(bits))
+    idx0 = int(Rotation.NORTH) * _XS + rules.spawn_x + _XOFF
+    p0 = rules.spawn_y + _YOFF
+    reach = [0] * (4 * _XS)
+    if not (fit[idx0] >> p0 & 1):
+        return tables, reach
+    kicks = tables.kicks
+    reach[idx0] = 1 << p0
+    rotated = [0] * (4 * _XS)  # positions whose rotations were already applied
+    spans = [[base * _XS + xi for xi, _ in tables.columns[base]] for base in range(4)]
+    dirty = [False] * 4
+    dirty[0] = True
+    while any(dirty):
+        for rot in range(4):
+            if not dirty[rot]:
+                continue
+            dirty[rot] = False
+            span = spans[rot]
+            # Closure under shifts and drops inside this rotation: sweep right then left until nothing moves.
+            moving = True
+            while moving:
+                moving = False
+                for order in (span, span[::-1]):
+                    carry = 0
+                    for i in order:
+                        old = reach[i]
+                        r = old | (carry & fit[i])
+                        if soft_drop and r != old:
+                            r |= _fall(r, fit[i])
+                        if r != old:
+                            reach[i] = r
+                            moving = True
+                        carry = r
+            # Rotations out of this rotation, for positions not rotated before.
+            for i in span:
+                new = reach[i] & ~rotated[i]
+                if not new:
+                    continue
+                rotated[i] |= new
+                xi = i & 31
+                for _code, end, tests in kicks[rot]:
+                    left = new
+                    for fidx, dy, _delta, _fin in tests:
+                        nidx = fidx + xi
+                        free = fit[nidx]
+                        if dy >= 0:
+                            ok = left & (free >> dy)
+                            moved = ok << dy
+                        else:
+                            ok = left & (free << -dy)
+                            moved = ok >> -dy
+                        if ok:
+                            left ^= ok  # these positions took this kick; later tests apply only to the rest
+                            moved &= ~reach[nidx]
+                            if moved:
+                                reach[nidx] |= moved
+                                if soft_drop:
+                                    reach[nidx] |= _fall(moved, free)
+                                dirty[end] = True
+                            if not left:
+                                break
+    return tables, [_fall(r, fit[i]) if r else 0 for i, r in enumerate(reach)]
+
+
+def _can_spin(piece: Piece, rules: Rules) -> bool:
+    return rules.spin_rule is SpinRule.ALL_SPIN or (piece is Piece.T and rules.spin_rule is not SpinRule.NONE)
+
+
+def generate_raw(
+    board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True
+) -> list[RawPlacement]:
+    """The same (cells, spin) placements as `generate`, without key sequences (for search). Unordered.
+
+    Pieces that can never score a spin under the rules (all but T with the T-spin rule) take a bit-parallel
+    flood fill, which finds the same placements several times faster; their `keys` is -1 (not computed).
+    Spin-capable pieces take the exact breadth-first search, whose recording rules decide which spins exist.
+    """
+    bits = board.bits if isinstance(board, Board) else board
+    if not _can_spin(piece, rules):
+        tables, landings = _reachable_landings(bits, piece, rules, soft_drop)
+        canon = tables.canon
+        seen: set[int] = set()
+        out = []
+        for idx, landing in enumerate(landings):
+            while landing:
+                low = landing & -landing
+                landing ^= low
+                state = (idx << 6) | (low.bit_length() - 1)
+                cid = canon[state]
+                if cid not in seen:
+                    seen.add(cid)
+                    out.append(RawPlacement(idx >> 5, (idx & 31) - _XOFF, (state & 63) - _YOFF, Spin.NONE, -1, cid))
+        return out
+    tables, _link, best = _search(bits, piece, rules, soft_drop, None)
+    canon = tables.canon
+    spins = _SPINS
+    return [
+        RawPlacement(landed >> 11, ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, spins[spin], final, canon[landed])
+        for final, landed, spin, _tail, _code in best.values()
+    ]

@@ -1,0 +1,376 @@
+"""Placement search: the state value the engines read, the Engine protocol and the anytime beam search.
+
+An engine answers one question: given a `SearchState` (field, current piece, hold, known previews, B2B and combo
+chains, randomizer state), which placement (and whether to hold first) is best? `BeamEngine` looks ahead over the
+current piece, the previews and hold (hold or not at each step), keeps the `width` best nodes per level, stops
+when its budget (time, nodes, or a `should_stop` callable) runs out and answers with the best move of the
+deepest level searched (a level cut short by the budget counts for the parents it reached, see suggest). Pieces
+past the previews count as an expectation over what the randomizer can still deal (`Randomizer.outcomes`, exact
+for bags). Locks go through `game.scoring.lock_piece` whenever a line clears; a lock without a clear is a bit-or
+that tests check against lock_piece. Field values and whole expansions are cached per engine (a transposition
+cache keyed by field, piece and chains), so consecutive suggestions reuse the previous search.
+Ties between equal scores are broken by the engine's seeded random generator.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from ai.eval import Evaluator, load_evaluator
+from ai.movegen import RawPlacement, generate, generate_raw
+from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
+from game.finesse import Key, Placement
+from game.movement import Spin
+from game.pieces import SHAPES, Piece, Rotation
+from game.randomizer import RANDOMIZERS, Randomizer
+from game.rules import Rules
+from game.scoring import LockResult, lock_piece
+
+DEAD = -1.0e9
+DEFAULT_TIME_MS = 10.0  # with the 15% key-building reserve: about 11 ms per suggestion at the 95th percentile here
+_ROTATIONS = tuple(Rotation)
+_VISIBLE = (1 << (VISIBLE_HEIGHT * 10)) - 1
+_ROWS_OF = {(piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation}
+
+
+@dataclass(frozen=True)
+class SearchState:
+    """What the player knows when a piece spawns. `bag_state` is the randomizer state after the last queued
+    piece was dealt (e.g. for 7bag the sorted tuple of pieces left in the bag); `randomizer` names its model."""
+
+    board: Board
+    current: Piece
+    hold: Piece | None = None
+    queue: tuple[Piece, ...] = ()
+    b2b: int = -1
+    combo: int = -1
+    bag_state: Hashable = None
+    randomizer: str = "7bag"
+    hold_available: bool = True  # False after a hold this turn
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of one suggestion; whichever is hit first ends the search (the first level always completes)."""
+
+    time_ms: float | None = DEFAULT_TIME_MS
+    max_nodes: int | None = None
+    depth: int | None = None
+    should_stop: Callable[[], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    placement: Placement
+    hold_used: bool
+    keys: tuple[Key, ...]
+    score: float
+    info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+class Engine(Protocol):
+    name: str
+
+    def suggest(self, state: SearchState, budget: Budget | None = None) -> Suggestion | None:
+        """The best move found within the budget, or None if the current piece cannot be placed at all."""
+        ...
+
+
+def fast_lock(bits: int, piece: Piece, rot: int, x: int, y: int, spin: Spin, b2b: int, combo: int) -> tuple[int, LockResult]:
+    """lock_piece on bitboards: a plain bit-or when no row fills (the common case), lock_piece otherwise."""
+    mask = PIECE_MASKS[piece, rot, x, y]
+    placed = bits | mask
+    for dy in _ROWS_OF[piece, rot]:
+        if (placed >> (10 * (y + dy))) & 1023 == 1023:
+            after, result = lock_piece(Board(bits), piece, Rotation(rot), x, y, spin, b2b, combo)
+            return after.bits, result
+    return placed, LockResult(piece, 0, spin, b2b, False, -1, False, 0, 100 * (spin is Spin.MINI) + 400 * (spin is Spin.FULL),
+                              (), not (mask & _VISIBLE))
+
+
+class _OutOfTime(Exception):
+    """The budget ran out inside a node expansion (below the first level)."""
+
+
+@dataclass
+class _Node:
+    value: float  # acc + board value of `bits` (the ranking key)
+    acc: float  # sum of move values along the path
+    bits: int
+    hold: Piece | None
+    index: int  # position in the known sequence (current + queue) of this node's current piece
+    b2b: int
+    combo: int
+    first: tuple[RawPlacement, bool, Piece] | None  # root move: placement, hold used, piece placed
+    dead: bool = False
+
+
+class BeamEngine:
+    """Beam search over the known pieces and hold; anytime; expectation over unknown pieces at the end."""
+
+    name = "beam"
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        evaluator: Evaluator | str = "modern",
+        *,
+        width: int = 3,
+        depth: int = 6,
+        use_hold: bool = True,
+        soft_drop: bool = True,
+        top_out_row: int | None = None,
+        seed: int = 0,
+        default_budget: Budget | None = None,
+        panic_height: int = 10,
+        panic_evaluator: Evaluator | str | None = "bcts",
+    ) -> None:
+        self.rules = rules or Rules.named("srs")
+        self.evaluator = load_evaluator(evaluator) if isinstance(evaluator, str) else evaluator
+        # Panic mode: on a field this high, play for survival with another weight set (None: never).
+        self._normal = self.evaluator
+        self._panic = load_evaluator(panic_evaluator) if isinstance(panic_evaluator, str) else panic_evaluator
+        self.panic_height = panic_height
+        self._caches: dict[int, tuple[dict, dict]] = {}
+        self.width = width
+        self.depth = depth
+        self.use_hold = use_hold and self.rules.hold
+        self.soft_drop = soft_drop
+        self.top_out_row = top_out_row  # classic: any cell at or above this row ends the game
+        self.rng = random.Random(seed)
+        self.default_budget = default_budget or Budget()
+        self._board_cache: dict[int, float] = {}
+        self._expansions: dict[tuple, list[tuple]] = {}
+        self._stop_at: float | None = None
+        self._models: dict[str, Randomizer] = {}
+
+    # --- helpers ----------------------------------------------------------------------------------------------
+    def _board_value(self, bits: int) -> float:
+        value = self._board_cache.get(bits)
+        if value is None:
+            if len(self._board_cache) > 200_000:
+                self._board_cache.clear()
+            value = self._board_cache[bits] = self.evaluator.board(bits)
+        return value
+
+    def _model(self, key: str) -> Randomizer:
+        if key not in self._models:
+            self._models[key] = RANDOMIZERS[key](0)
+        return self._models[key]
+
+    def _children(self, node: _Node, piece: Piece, hold: Piece | None, index: int, hold_used: bool) -> list[_Node]:
+        """Every placement of `piece` from `node`, as child nodes (the next node's hold and sequence index given).
+
+        What a placement leads to (field, chains, move value, field value) depends only on (field, piece, chains),
+        so it is kept in a cache across suggestions: the next move's first level was usually searched as this
+        move's second level. Raises _OutOfTime past `self._stop_at` (set only below the first level), so a budget
+        is never overrun by more than one evaluation."""
+        key = (node.bits, piece, node.b2b, node.combo)
+        template = self._expansions.get(key)
+        if template is None:
+            template = self._template(node, piece)
+            if len(self._expansions) >= 4000:
+                self._expansions.clear()
+            self._expansions[key] = template
+        acc0 = node.acc
+        first = node.first
+        out = []
+        for placement, bits, b2b, combo, move, dead, board in template:
+            acc = acc0 + move
+            out.append(_Node(DEAD + acc if dead else acc + board, acc, bits, hold, index, b2b, combo,
+                             first if first is not None else (placement, hold_used, piece), dead))
+        return out
+
+    def _template(self, node: _Node, piece: Piece) -> list[tuple]:
+        move_value = self.evaluator.move
+        stop_at = self._stop_at
+        clock = time.perf_counter
+        template = []
+        for placement in generate_raw(node.bits, piece, self.rules, soft_drop=self.soft_drop):
+            if stop_at is not None and clock() >= stop_at:
+                raise _OutOfTime
+            bits, result = fast_lock(node.bits, piece, placement.rotation, placement.x, placement.y, placement.spin,
+                                     node.b2b, node.combo)
+            move = move_value(piece, _ROTATIONS[placement.rotation], placement.x, placement.y, result, node.b2b)
+            dead = result.lock_out or (self.top_out_row is not None and bits >> (10 * self.top_out_row) != 0)
+            board = 0.0 if dead else self._board_value(bits)
+            template.append((placement, bits, result.b2b, result.combo, move, dead, board))
+        return template
+
+    def _expand(self, node: _Node, seq: tuple[Piece, ...], allow_hold: bool = True) -> list[_Node]:
+        """Children placing the node's current piece, or (with hold) the held / next piece instead."""
+        i = node.index
+        current = seq[i]
+        kids = self._children(node, current, node.hold, i + 1, False)
+        if self.use_hold and allow_hold:
+            if node.hold is None:
+                if i + 1 < len(seq):
+                    kids += self._children(node, seq[i + 1], current, i + 2, True)
+            elif node.hold is not current:
+                kids += self._children(node, node.hold, current, i + 1, True)
+        return kids
+
+    def _chance_value(self, node: _Node, seq: tuple[Piece, ...], model: Randomizer, bag_state: Hashable) -> float:
+        """Expected best one-piece value from `node` when its next piece is not known yet."""
+        total = 0.0
+        for piece, prob, _next in model.outcomes(bag_state):
+            if prob <= 0:
+                continue
+            extended = seq + (piece,)
+            kids = self._expand(replace(node, index=len(seq)), extended) if node.index >= len(seq) else []
+            best = max((kid.value for kid in kids), default=DEAD + node.acc)
+            total += prob * best
+        return total
+
+    # --- the search --------------------------------------------------------------------------------------------
+    def _use_evaluator(self, state: SearchState) -> bool:
+        """Pick the evaluator (normal or panic) for this position and its caches; True when panicking."""
+        panic = self._panic is not None and state.board.height() >= self.panic_height
+        self.evaluator = self._panic if panic else self._normal
+        self._board_cache, self._expansions = self._caches.setdefault(id(self.evaluator), ({}, {}))
+        return panic
+
+    def suggest(self, state: SearchState, budget: Budget | None = None) -> Suggestion | None:
+        budget = budget or self.default_budget
+        panic = self._use_evaluator(state)
+        self._stop_at = None
+        started = time.perf_counter()
+        # Keep a little of the budget for building the chosen move's key sequence (one full generate call).
+        deadline = started + (budget.time_ms - min(1.5, 0.15 * budget.time_ms)) / 1000 if budget.time_ms is not None else None
+        max_depth = min(self.depth, budget.depth) if budget.depth is not None else self.depth
+        seq = (state.current,) + tuple(state.queue)
+        root = _Node(0.0, 0.0, state.board.bits, state.hold, 0, state.b2b, state.combo, None)
+        level = self._expand(root, seq, allow_hold=state.hold_available)
+        if not level:
+            return None
+        nodes = len(level)
+        best_level = level
+        depth_done = 1
+        partial = 0
+        stopped = False
+        model = self._model(state.randomizer) if state.randomizer in RANDOMIZERS else None
+        while depth_done < max_depth and not stopped:
+            beam = _top(level, self.width)
+            next_level: list[_Node] = []
+            expanded: list[tuple[_Node, float]] = []  # (parent, its best child's value)
+            chance = False
+            self._stop_at = deadline
+            for node in beam:
+                if self._out_of_budget(budget, deadline, nodes):
+                    stopped = True
+                    break
+                if node.dead:
+                    continue
+                if node.index < len(seq):
+                    try:
+                        kids = self._expand(node, seq)
+                    except _OutOfTime:
+                        stopped = True
+                        break
+                    if not kids:
+                        node.dead = True
+                        node.value = DEAD + node.acc
+                        next_level.append(node)
+                        continue
+                    nodes += len(kids)
+                    next_level.extend(_dedupe(kids))
+                    expanded.append((node, max(kid.value for kid in kids)))
+                elif model is not None:
+                    chance = True
+                    try:
+                        value = self._chance_value(node, seq, model, state.bag_state)
+                    except _OutOfTime:
+                        stopped = True
+                        break
+                    nodes += 7
+                    next_level.append(replace(node, value=value))
+            self._stop_at = None
+            if stopped and expanded and not chance:
+                # Anytime use of a partial level: the beam is expanded best first, so the parents searched so far
+                # carry their backed-up values; the others keep their own value shifted by the mean change that
+                # one more piece made to the searched ones (values of different depths are not comparable as is).
+                delta = sum(best - parent.value for parent, best in expanded) / len(expanded)
+                searched = {id(parent) for parent, _ in expanded}
+                rest = [replace(n, value=n.value + delta) for n in beam if id(n) not in searched and not n.dead]
+                best_level = next_level + rest
+                partial = len(expanded)
+            if stopped or not next_level:
+                break
+            level = next_level
+            best_level = level
+            depth_done += 1
+            if chance:
+                break
+        best = _pick(best_level, self.rng)
+        assert best.first is not None
+        raw, hold_used, piece = best.first
+        keys_and_placement = self._placement_of(state.board.bits, piece, raw)
+        elapsed = (time.perf_counter() - started) * 1000
+        return Suggestion(
+            keys_and_placement,
+            hold_used,
+            keys_and_placement.keys,
+            best.value,
+            {"depth": depth_done, "partial_parents": partial, "nodes": nodes, "ms": elapsed, "stopped": stopped,
+             "engine": self.name, "evaluator": self.evaluator.name, "panic": panic},
+        )
+
+    def _placement_of(self, bits: int, piece: Piece, raw: RawPlacement) -> Placement:
+        for placement in generate(bits, piece, self.rules, soft_drop=self.soft_drop):
+            if placement.spin is raw.spin and placement.mask == PIECE_MASKS[piece, raw.rotation, raw.x, raw.y]:
+                return placement
+        raise RuntimeError("placement vanished between search and key lookup")  # generate/generate_raw agree
+
+    @staticmethod
+    def _out_of_budget(budget: Budget, deadline: float | None, nodes: int) -> bool:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return True
+        if budget.max_nodes is not None and nodes >= budget.max_nodes:
+            return True
+        return budget.should_stop is not None and budget.should_stop()
+
+
+def _dedupe(kids: list[_Node]) -> list[_Node]:
+    """Keep the best node per (field, hold, sequence position, chains): different paths to one position."""
+    best: dict[tuple, _Node] = {}
+    for kid in kids:
+        key = (kid.bits, kid.hold, kid.index, kid.b2b, kid.combo)
+        known = best.get(key)
+        if known is None or kid.value > known.value:
+            best[key] = kid
+    return list(best.values())
+
+
+def _top(level: list[_Node], width: int) -> list[_Node]:
+    merged = _dedupe(level)
+    merged.sort(key=lambda node: node.value, reverse=True)
+    return merged[:width]
+
+
+def _pick(level: list[_Node], rng: random.Random) -> _Node:
+    """The best node; equal scores are broken by a seeded random choice (after a stable sort, so reproducible)."""
+    top = max(node.value for node in level)
+    ties = [node for node in level if node.value == top]
+    if len(ties) == 1:
+        return ties[0]
+    ties.sort(key=lambda n: (n.first[0].rotation, n.first[0].x, n.first[0].y, int(n.first[0].spin), n.first[1]))
+    return rng.choice(ties)
+
+
+ENGINES: dict[str, Callable[..., Engine]] = {"beam": BeamEngine}
+
+
+def make_engine(name: str = "beam", **kwargs: Any) -> Engine:
+    """An engine by name: beam or mcts (same constructor arguments as BeamEngine, plus engine-specific ones)."""
+    if name == "mcts" and "mcts" not in ENGINES:
+        from ai.mcts import MctsEngine
+
+        ENGINES["mcts"] = MctsEngine
+    try:
+        return ENGINES[name](**kwargs)
+    except KeyError:
+        raise ValueError(f"unknown engine {name!r} (choose beam or mcts)") from None

@@ -1,0 +1,115 @@
+"""Search picks the obvious attack, is deterministic for a seed, stops on request, and locks like the engine."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai.movegen import generate_raw
+from ai.search import BeamEngine, Budget, SearchState, fast_lock, make_engine
+from game.board import Board
+from game.movement import Spin
+from game.pieces import Piece, Rotation
+from game.rules import Rules
+from game.scoring import lock_piece
+
+TSD = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
+WELL = Board.from_rows(["XXXXXXXXX_"] * 4)
+
+
+@pytest.mark.parametrize("evaluator", ["modern", "bcts"])
+def test_takes_the_tetris(evaluator: str) -> None:
+    engine = BeamEngine(evaluator=evaluator)
+    state = SearchState(WELL, Piece.I, None, (Piece.O, Piece.T, Piece.L, Piece.J, Piece.S), bag_state=(Piece.Z,))
+    suggestion = engine.suggest(state, Budget(time_ms=None, depth=2))
+    p = suggestion.placement
+    assert (p.piece, p.rotation in (Rotation.EAST, Rotation.WEST)) == (Piece.I, True)
+    _, result = lock_piece(WELL, p.piece, p.rotation, p.x, p.y, p.spin, -1, -1)
+    assert result.lines == 4 and not suggestion.hold_used
+
+
+def test_takes_the_tsd_even_from_hold() -> None:
+    engine = BeamEngine(evaluator="modern")
+    # T is in hold; the current piece is an O: the best move is to swap and spin the T in.
+    state = SearchState(TSD, Piece.O, Piece.T, (Piece.I, Piece.L, Piece.J, Piece.S, Piece.Z), bag_state=())
+    suggestion = engine.suggest(state, Budget(time_ms=None, depth=1))
+    assert suggestion.hold_used
+    p = suggestion.placement
+    assert (p.piece, p.rotation, p.x, p.y, p.spin) == (Piece.T, Rotation.SOUTH, 4, 1, Spin.FULL)
+    assert p.keys[-1].value == "hard_drop"
+
+
+def test_deterministic_with_seed() -> None:
+    board = Board.from_rows(["XX___XXXX_", "XXX_XXXXX_"])
+    state = SearchState(board, Piece.S, None, (Piece.Z, Piece.T, Piece.I, Piece.O, Piece.J), bag_state=(Piece.L,))
+    answers = []
+    for _ in range(2):
+        engine = BeamEngine(seed=42, width=3)
+        answers.append([engine.suggest(state, Budget(time_ms=None, depth=2)).placement for _ in range(3)])
+    assert answers[0] == answers[1]
+
+
+def test_should_stop_returns_best_so_far() -> None:
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return True
+
+    engine = BeamEngine()
+    state = SearchState(TSD, Piece.T, None, (Piece.I, Piece.O), bag_state=())
+    suggestion = engine.suggest(state, Budget(time_ms=None, depth=6, should_stop=stop))
+    assert calls and suggestion.info["depth"] == 1 and suggestion.info["stopped"]
+    assert suggestion.placement.spin is Spin.FULL
+
+
+def test_expectation_over_unknown_pieces() -> None:
+    # No previews: depth 2 has to average over the pieces the bag can still give.
+    engine = BeamEngine(evaluator="bcts", use_hold=False)
+    state = SearchState(Board(), Piece.I, None, (), bag_state=(Piece.O, Piece.S))
+    suggestion = engine.suggest(state, Budget(time_ms=None, depth=2))
+    assert suggestion.info["depth"] == 2
+    assert suggestion.placement.piece is Piece.I
+
+
+def test_no_placement_gives_none() -> None:
+    bits = sum(1 << (20 * 10 + x) for x in range(3, 6))
+    state = SearchState(Board(bits), Piece.T, None, (), bag_state=())
+    assert BeamEngine(use_hold=False).suggest(state) is None
+
+
+def test_make_engine_by_name() -> None:
+    assert make_engine("beam").name == "beam"
+    with pytest.raises(ValueError):
+        make_engine("nope")
+
+
+def test_fast_lock_matches_lock_piece() -> None:
+    rules = Rules.named("srs")
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(30):
+        bits = 0
+        for y in range(rng.randint(0, 6)):
+            bits |= (1023 ^ (1 << rng.randrange(10))) << (10 * y)
+        for piece in Piece:
+            for p in generate_raw(bits, piece, rules):
+                b2b, combo = rng.choice((-1, 0, 2)), rng.choice((-1, 0, 3))
+                fast_bits, fast = fast_lock(bits, piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
+                board, slow = lock_piece(Board(bits), piece, Rotation(p.rotation), p.x, p.y, p.spin, b2b, combo)
+                assert (fast_bits, fast) == (board.bits, slow)
+                checked += 1
+    assert checked > 1000
+
+
+def test_panic_mode_switches_weights_on_a_high_field() -> None:
+    engine = BeamEngine(evaluator="modern", panic_height=10, panic_evaluator="bcts")
+    high = Board.from_rows(["XXXXXXXXX_"] * 2 + ["XXXX_XXXXX"] * 9)
+    low = Board.from_rows(["XXXXXXXXX_"] * 2)
+    for board, panic, name in ((high, True, "bcts"), (low, False, "modern")):
+        state = SearchState(board, Piece.I, None, (Piece.O,), bag_state=())
+        info = engine.suggest(state, Budget(time_ms=None, depth=1)).info
+        assert (info["panic"], info["evaluator"]) == (panic, name)
+    never = BeamEngine(evaluator="modern", panic_evaluator=None)
+    assert not never.suggest(SearchState(high, Piece.I, None, (), bag_state=()), Budget(time_ms=None, depth=1)).info["panic"]
