@@ -17,7 +17,9 @@ import random
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -59,6 +61,27 @@ class App:
         self.size = size or tuple(self.settings.display.window_size)
         seed = os.environ.get("STACKCOACH_SEED", "").strip()
         self._seeds = random.Random(int(seed)) if seed.lstrip("-").isdigit() else random.Random()
+        # The AI worker is started on the first request (menus never pay for it) and shared by all scenes.
+        self.worker_factory: Callable[[], Any] | None = None  # tests: an in-process worker
+        self._worker: Any = None
+
+    def worker(self):
+        """The shared `WorkerClient`, started now if it is not running yet."""
+        if self._worker is None:
+            from ui.worker_client import WorkerClient
+
+            self._worker = self.worker_factory() if self.worker_factory is not None else WorkerClient()
+        return self._worker
+
+    def worker_if_started(self):
+        """The shared client if a scene has used it already, else None (never starts one)."""
+        return self._worker
+
+    def close_worker(self) -> None:
+        """Stop the worker process (window closed, Ctrl+C, crash); safe to call more than once."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close()
 
     def new_seed(self) -> int:
         """A seed for a new game (repeatable when STACKCOACH_SEED is set)."""
@@ -93,6 +116,15 @@ class App:
         except StoreUnavailable as error:
             self.store_failed(str(error))
             return None, str(error)
+
+    def save_pc_attempts(self, setup: str, rules: str, attempts: list[tuple[bool, float]]) -> None:
+        """Record PC-practice attempts under their setup; a failing store is reported, never raised."""
+        if self.store is None or not setup or not attempts:
+            return
+        try:
+            self.store.save_pc_attempts(setup, rules, attempts)
+        except StoreUnavailable as error:
+            self.store_failed(str(error))
 
     def update_settings(self, settings: Settings) -> str | None:
         """Use new settings now and save them at once. Returns a problem message, or None when saved."""
@@ -204,6 +236,7 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
         frames = int(os.environ["STACKCOACH_FRAMES"])
     scripted = bool(screenshot or script)
     pygame.init()
+    app: App | None = None
     try:
         app = App(settings_path=settings_path)
         flags = pygame.RESIZABLE | (pygame.FULLSCREEN if app.settings.display.fullscreen and not scripted else 0)
@@ -264,6 +297,8 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
     except KeyboardInterrupt:
         return 130
     finally:
+        if app is not None:
+            app.close_worker()  # the worker never outlives the window (quit, Ctrl+C or an exception)
         R.clear_caches()
         pygame.quit()
 

@@ -1,4 +1,4 @@
-"""Menu scenes: title, pause overlay, PC-practice entry (with fumen paste), results and stats."""
+"""Menu scenes: title, pause overlay, results and stats (the PC-practice entry is in ui.pc_menu)."""
 
 from __future__ import annotations
 
@@ -152,6 +152,8 @@ class TitleScene(Scene):
 
     def start(self, mode: Mode) -> None:
         if mode is PC_PRACTICE:
+            from ui.pc_menu import PCPracticeScene
+
             self.app.scenes.push(PCPracticeScene(self.app))
             return
         from ui.play import PlayScene
@@ -234,79 +236,6 @@ class PauseScene(Scene):
         self.menu.draw(surface, view)
 
 
-class PCPracticeScene(Scene):
-    """Choose the PC practice start: an empty board, or a fumen the player pastes (Ctrl+V) or types."""
-
-    name = "pc_setup"
-
-    def __init__(self, app) -> None:
-        super().__init__(app)
-        self.code = ""
-        self.error = ""
-        self.editing = False
-        self.menu = Menu([Item("Empty board", self.start_empty), Item("Paste a fumen", self.edit),
-                          Item("Back", app.scenes.pop)], 110, 250, 380)
-
-    def start_empty(self) -> None:
-        from ui.play import PlayScene
-
-        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE))
-
-    def edit(self) -> None:
-        self.editing = True
-        self.error = ""
-        pygame.key.start_text_input()
-
-    def start_fumen(self) -> None:
-        from ui.play import PlayScene
-
-        try:
-            start = start_from_fumen(self.code)
-        except ValueError as error:
-            self.error = str(error)
-            return
-        pygame.key.stop_text_input()
-        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE, start))
-
-    def handle(self, event) -> None:
-        if not self.editing:
-            if not self.menu.handle(event, self.app) and event.type == pygame.KEYDOWN \
-                    and event.key == pygame.K_ESCAPE:
-                self.app.scenes.pop()
-            return
-        if event.type == pygame.TEXTINPUT:
-            self.code += event.text
-        elif event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_ESCAPE:
-                self.editing = False
-                pygame.key.stop_text_input()
-            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-                self.start_fumen()
-            elif event.key == pygame.K_BACKSPACE:
-                self.code = self.code[:-1]
-            elif event.key == pygame.K_v and event.mod & pygame.KMOD_CTRL:
-                self.code += clipboard_text()
-
-    def draw(self, surface: pygame.Surface) -> None:
-        view = R.View(surface.get_size())
-        surface.fill(R.BG)
-        R.blit_text(surface, "PC Practice", view.pt(110, 110), view.font_size(72), R.ACCENT)
-        self.menu.draw(surface, view)
-        box = view.rect(560, 250, 610, 240)
-        R.panel(surface, box, R.PANEL, R.ACCENT if self.editing else R.PANEL_EDGE, 2)
-        size = view.font_size(24)
-        lines = ["Paste a fumen code (Ctrl+V) and press Enter.", "A quiz comment (#Q=[H](C)NEXT) sets the queue;",
-                 "otherwise a 7-bag queue follows the board.", ""]
-        if self.editing:
-            lines += R.wrap((self.code or "") + "_", size, box.w - view.s(30))[-4:]
-        y = box.y + view.s(14)
-        for line in lines:
-            R.blit_text(surface, line, (box.x + view.s(15), y), size, R.TEXT if self.editing else R.DIM)
-            y += int(size * 1.05)
-        if self.error:
-            draw_messages(surface, view, [(self.error, R.BAD)], 560, 510, 610)
-
-
 def clipboard_text() -> str:
     """Text on the system clipboard, or "" when there is none or no clipboard support."""
     try:
@@ -330,7 +259,7 @@ def start_from_fumen(code: str):
     if page.comment.startswith("#Q="):
         hold, current, rest = parse_quiz(page.comment)
         queue = ([current] if current is not None else []) + list(rest)
-    return StartPosition(board=board, queue=queue, hold=hold, label="fumen")
+    return StartPosition(board=board, queue=queue, hold=hold, label="fumen", setup="fumen")
 
 
 class ResultsScene(Scene):
@@ -343,6 +272,13 @@ class ResultsScene(Scene):
         self.problem = problem
         self.summary = play.summary()
         self.finished = play.end_reason == "finished"
+        self.pc_stats = None  # PC practice: the all-time statistics of the setup just played
+        setup = play.start.setup if play.start is not None else ""
+        if play.mode is PC_PRACTICE and setup and app.store is not None:
+            try:
+                self.pc_stats = app.store.pc_stats(setup)
+            except StoreUnavailable as error:
+                app.store_failed(str(error))
         self.menu = Menu([Item("Retry", self.retry), Item("Title", lambda: app.scenes.reset(TitleScene(app)))],
                          110, 560, 300)
 
@@ -382,7 +318,24 @@ class ResultsScene(Scene):
             R.blit_text(surface, label, view.pt(x, y), view.font_size(26), R.DIM)
             R.blit_text(surface, value, view.pt(x, y + 24), view.font_size(40), R.TEXT)
         self._draw_best(surface, view, mode)
+        if self.pc_stats is not None:
+            self._draw_pc_stats(surface, view)
         self.menu.draw(surface, view)
+
+    def _draw_pc_stats(self, surface: pygame.Surface, view: R.View) -> None:
+        stats = self.pc_stats
+        box = view.rect(800, 440, 400, 190)
+        R.panel(surface, box)
+        x, y = box.x + view.s(18), box.y + view.s(14)
+        R.blit_text(surface, f"Setup: {stats.setup}", (x, y), view.font_size(28), R.TEXT)
+        per = f"{stats.seconds_per_pc:.1f} s" if stats.seconds_per_pc else "—"
+        rows = [("Attempts", f"{stats.attempts}"), ("PCs", f"{stats.pcs}"),
+                ("Success rate", f"{stats.rate * 100:.0f}%"), ("Time per PC", per)]
+        for i, (label, value) in enumerate(rows):
+            rx = x + (i % 2) * view.s(190)
+            ry = y + view.s(40) + (i // 2) * view.s(66)
+            R.blit_text(surface, label, (rx, ry), view.font_size(22), R.DIM)
+            R.blit_text(surface, value, (rx, ry + view.s(22)), view.font_size(34), R.TEXT)
 
     def _draw_best(self, surface: pygame.Surface, view: R.View, mode: Mode) -> None:
         box = view.rect(800, 200, 400, 220)
@@ -471,3 +424,11 @@ class StatsScene(Scene):
                     f"{record.pps:.2f} PPS   {record.apm:.1f} APM   finesse {record.finesse}")
             R.blit_text(surface, line, view.pt(80, y), size, R.DIM)
         R.blit_text(surface, "Esc back", view.pt(1200, 690), size, R.DIM, "topright")
+
+
+def __getattr__(name: str):
+    if name == "PCPracticeScene":  # moved to ui.pc_menu; still importable from here
+        from ui.pc_menu import PCPracticeScene
+
+        return PCPracticeScene
+    raise AttributeError(f"module 'ui.menus' has no attribute {name!r}")

@@ -20,6 +20,7 @@ except ImportError:
 from game.handling import Button
 from game.pieces import Piece
 from game.randomizer import State
+from ui.coach import Coach
 from ui.modes import Mode, game_config, rules_summary
 from ui.scene import Scene
 from ui.store import GameRecord
@@ -47,6 +48,7 @@ class StartPosition:
     hold: Piece | None = None
     randomizer_state: State | None = None
     label: str = ""
+    setup: str = ""  # PC practice: the key its statistics are kept under ("" = not tracked)
 
 
 @dataclass
@@ -66,10 +68,17 @@ class PlayScene(Scene):
         self.start = start
         self.fixed_seed = seed
         self.problems: list[str] = []
+        self.coach = Coach(self)
+        self.pc_attempts: list[tuple[bool, float]] = []  # PC practice: (perfect clear, seconds) per attempt
         self.new_game(seed)
 
     # --- game lifecycle -----------------------------------------------------------------------------------
     def new_game(self, seed: int | None = None) -> None:
+        if not getattr(self, "saved", True):  # a restart ends the PC attempt in progress
+            self._record_open_attempt()
+        if self.pc_attempts:
+            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
+            self.pc_attempts = []
         settings = self.app.settings
         self.config, self.problems = game_config(settings, self.mode)
         self.seed = seed if seed is not None else self.app.new_seed()
@@ -91,6 +100,8 @@ class PlayScene(Scene):
         self.saved = False
         self.app.input.clear()
         self.previews = self.game.preview()
+        self.coach.reset()
+        self.pc_window_start = 0  # game tick when the current PC attempt began
 
     def restart(self) -> None:
         """Again from the start: PC practice keeps its queue (same seed); other modes deal a new one."""
@@ -118,9 +129,36 @@ class PlayScene(Scene):
     def on_enter(self) -> None:
         self.app.input.clear()  # keys held while a menu was open must not act on the game
 
+    def on_exit(self) -> None:
+        self.coach.suspend()
+
+    def toggle_hint(self) -> None:
+        ai = self.app.settings.ai
+        self.app.update_settings(self.app.settings.model_copy(
+            update={"ai": ai.model_copy(update={"hint_enabled": not ai.hint_enabled})}))
+
+    def rewind_to_good(self) -> bool:
+        """Undo back to the last position from which a PC was possible. False if there is none."""
+        good = self.coach.good
+        if good is None or not self.mode.allow_undo or self.game.stats.pieces <= good.pieces:
+            return False
+        while self.game.stats.pieces > good.pieces and self.game.undo():
+            pass
+        self.end_reason = None
+        self.coach.lost_clock = None
+        self.coach.executor = None
+        self.previews = self.game.preview()
+        return True
+
     def handle(self, event) -> None:
         pressed = self.app.input.handle(event)
-        if pressed == "pause":
+        if pressed == "toggle_hint":
+            self.toggle_hint()
+        elif pressed == "toggle_autoplay":
+            self.coach.set_autoplay(not self.coach.autoplay)
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_BACKSPACE and self.coach.pc_lost:
+            self.rewind_to_good()
+        elif pressed == "pause":
             from ui.menus import PauseScene
 
             self.app.scenes.push(PauseScene(self.app, self))
@@ -145,11 +183,23 @@ class PlayScene(Scene):
             return
         if not self.mode.allow_undo:
             buttons &= ~(Button.UNDO | Button.REDO)
+        coach = self.coach
+        coach.poll()
+        if coach.autoplay:
+            if buttons:
+                coach.set_autoplay(False)  # the player takes over; the key acts normally
+            elif self.game.over:
+                coach.set_autoplay(False)
+            else:
+                buttons = coach.autoplay_buttons()
         board_before = self.game.board
         level = self.game.level
         self._hard_drop = bool(buttons & Button.HARD_DROP)  # picks the lock sound
-        for event in self.game.tick(buttons):
+        events = self.game.tick(buttons)
+        for event in events:
             self._on_event(event, board_before)
+        coach.after_tick(events)
+        coach.poll()  # ask about the new piece in this same tick
         # The queue is read here, not in draw: dealing pieces advances the randomizer (drawing changes nothing).
         self.previews = self.game.preview()
         if self.mode.shows_level and self.game.level > level:
@@ -194,6 +244,9 @@ class PlayScene(Scene):
             self.popups.append(Popup(f"COMBO {result.combo}", (120, 200, 255), self.clock))
         if result.perfect_clear:
             self.popups.append(Popup("PERFECT CLEAR", (255, 120, 220), self.clock, big=True))
+            if self.start is not None and self.start.setup:
+                self.pc_attempts.append((True, (self.game.ticks - self.pc_window_start) / 60))
+                self.pc_window_start = self.game.ticks
         faults = self.faults[-1]
         if faults and self.app.settings.display.show_finesse:
             self.popups = [p for p in self.popups if not p.text.startswith("FINESSE")]
@@ -223,6 +276,14 @@ class PlayScene(Scene):
             apm=round(s["apm"], 2), kpp=round(s["kpp"], 3), finesse=int(s["finesse"]),
         )
 
+    def _record_open_attempt(self) -> None:
+        """A PC attempt that had pieces placed but no PC yet counts as a failed attempt."""
+        game = getattr(self, "game", None)
+        if game is None or self.start is None or not self.start.setup or not hasattr(self, "pc_window_start"):
+            return
+        if game.stats.pieces and game.board.bits and game.ticks > self.pc_window_start:
+            self.pc_attempts.append((False, (game.ticks - self.pc_window_start) / 60))
+
     def finish(self) -> None:
         """Save the run (once) and show the results."""
         from ui.menus import ResultsScene
@@ -230,6 +291,9 @@ class PlayScene(Scene):
         outcome, problem = (None, None)
         if not self.saved and self.game.stats.pieces > 0:
             outcome, problem = self.app.save_record(self.record())
+            self._record_open_attempt()
+            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
+            self.pc_attempts = []
             self.saved = True
         self.app.scenes.replace(ResultsScene(self.app, self, outcome, problem))
 

@@ -13,6 +13,7 @@ import pygame
 
 from game.board import VISIBLE_HEIGHT, WIDTH
 from game.pieces import SHAPES, Piece, Rotation
+from ui import coach_view
 from ui import render as R
 from ui.input import pretty_key
 from ui.play import COUNTDOWN_TICKS, FLASH_TICKS, POPUP_TICKS
@@ -81,14 +82,9 @@ def _static_background(size: tuple[int, int], scale: float, grid: bool) -> pygam
     R.blit_text(surf, "HOLD", (lay.hold.x + c // 3, lay.hold.y + c // 4), fs, R.DIM)
     R.panel(surf, lay.queue)
     R.blit_text(surf, "NEXT", (lay.queue.x + c // 3, lay.queue.y + c // 4), fs, R.DIM)
-    # Reserved for AI hints and the PC panel (a later issue): only the frame and its title for now.
+    # The Coach panel's frame and title; its live content is drawn by ui.coach_view each frame.
     R.panel(surf, lay.coach)
     R.blit_text(surf, "Coach", (lay.coach.x + c // 2, lay.coach.y + c // 3), int(fs * 1.3), R.ACCENT)
-    note = "Hints and perfect-clear guidance will appear here in a later version."
-    y = lay.coach.y + int(c * 1.6)
-    for line in R.wrap(note, int(fs * 0.85), lay.coach.w - c):
-        R.blit_text(surf, line, (lay.coach.x + c // 2, y), int(fs * 0.85), R.DIM)
-        y += int(fs * 0.95)
     return surf
 
 
@@ -149,6 +145,7 @@ def draw_play(surface: pygame.Surface, scene) -> None:
             for y in rows:
                 if y < SHOWN_ROWS:
                     surface.blit(strip, lay.cell_rect(0, y).topleft)
+    coach_view.draw_pc(surface, scene, lay)
     active = game.active
     if active is not None and not game.over:
         cells = SHAPES[active.piece, active.rotation]
@@ -162,6 +159,7 @@ def draw_play(surface: pygame.Surface, scene) -> None:
         for dx, dy in cells:
             if active.y + dy < SHOWN_ROWS:
                 surface.blit(sprite, lay.cell_rect(active.x + dx, active.y + dy))
+    coach_view.draw_hint(surface, scene, lay)  # on top, so the player sees it even under the falling piece
 
     # Hold box: greyed while hold is used for this piece.
     if game.hold is not None:
@@ -236,8 +234,7 @@ def _draw_stats(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> Non
 
 
 def _draw_coach(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> None:
-    # Reserved for AI hints and the PC panel (a later issue); only the frame and real facts are shown.
-    y = lay.coach.y + int(lay.c * 3.4)
+    y = coach_view.draw_panel(surface, scene, lay, fs) + lay.c // 2
     for line in scene.problems:
         for part in R.wrap(line, int(fs * 0.85), lay.coach.w - lay.c):
             R.blit_text(surface, part, (lay.coach.x + lay.c // 2, y), int(fs * 0.85), R.BAD)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 DATA_DIR_ENV = "STACKCOACH_DATA_DIR"
 FILE_NAME = "history.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_TIMEOUT_S = 0.5  # a locked database is reported quickly instead of freezing the game
 
 _SCHEMA = """
@@ -42,6 +42,19 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE INDEX IF NOT EXISTS games_by_mode ON games (mode, rules);
 """
+# Version 2: one row per perfect-clear attempt in PC practice, for the per-setup statistics.
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS pc_attempts (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    setup       TEXT    NOT NULL,       -- e.g. "PCO (with I)", "Empty board, 2nd PC", "fumen"
+    rules       TEXT    NOT NULL,
+    success     INTEGER NOT NULL,       -- 1: the attempt ended in a perfect clear
+    seconds     REAL    NOT NULL,       -- from the start of the attempt to the PC (or to giving up)
+    played_at   TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pc_attempts_by_setup ON pc_attempts (setup, rules);
+"""
+_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2}  # version -> statements that bring version - 1 up to it
 
 # mode -> (column, direction, only games that reached the goal count) deciding the personal best.
 _BEST_ORDER = {"sprint": ("seconds", "ASC", True), "marathon": ("score", "DESC", False)}
@@ -76,6 +89,20 @@ class SaveOutcome:
     record: GameRecord
     previous_best: GameRecord | None
     is_new_best: bool
+
+
+@dataclass(frozen=True)
+class PcStats:
+    """Per-setup totals of PC practice."""
+
+    setup: str
+    attempts: int
+    pcs: int
+    seconds_per_pc: float | None  # mean time of the successful attempts
+
+    @property
+    def rate(self) -> float:
+        return self.pcs / self.attempts if self.attempts else 0.0
 
 
 def data_dir() -> Path:
@@ -146,9 +173,10 @@ class HistoryStore:
         if version < SCHEMA_VERSION:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS[step].split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
             except BaseException:
@@ -223,3 +251,29 @@ class HistoryStore:
             entry["best"] = self.best(entry["mode"], entry["rules"])
             out.append(entry)
         return out
+
+
+    def save_pc_attempts(self, setup: str, rules: str, attempts: list[tuple[bool, float]]) -> None:
+        """Store PC-practice attempts ((perfect clear?, seconds) each) in one transaction."""
+        played_at = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(
+                    "INSERT INTO pc_attempts (setup, rules, success, seconds, played_at) VALUES (?, ?, ?, ?, ?)",
+                    [(setup, rules, int(ok), round(seconds, 3), played_at) for ok, seconds in attempts])
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def pc_stats(self, setup: str, rules: str | None = None) -> PcStats:
+        """Attempts, PCs and mean time per PC of one setup (under one rules summary, or all)."""
+        where, args = ("setup = ?", [setup]) if rules is None else ("setup = ? AND rules = ?", [setup, rules])
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT count(*) AS attempts, coalesce(sum(success), 0) AS pcs, "
+                f"avg(CASE WHEN success = 1 THEN seconds END) AS per_pc FROM pc_attempts WHERE {where}",
+                args).fetchone()
+        return PcStats(setup, int(row["attempts"]), int(row["pcs"]), row["per_pc"])

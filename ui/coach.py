@@ -1,0 +1,333 @@
+"""The coach: AI hints, autoplay and perfect-clear guidance for one play scene (no drawing here).
+
+All thinking happens in the worker process behind `app.worker()` (a `ui.worker_client.WorkerClient`); this
+module only sends snapshots and reads answers without ever waiting. Contracts:
+* A request is sent whenever the position of the piece in play changes (new piece, hold, undo, redo,
+  restart); an answer is used only if it is the newest of its kind *and* was asked for the position still in
+  play (`position_key`), so a late answer for an old piece is never shown or played.
+* Autoplay returns the buttons for `Game.tick` (the same input path as the keyboard); without an answer it
+  returns no buttons, so the game keeps ticking (gravity, lock delay) while it waits.
+* Worker faults never raise here: they become `status_text()` for the Coach panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ai.protocol import Move, PcAnswer, Snapshot, Suggestion, WorkerFailure
+from game.board import Board
+from game.engine import Game
+from game.events import Event, Held, Locked, Undone
+from game.executor import KeyExecutor
+from game.finesse import Key
+from game.handling import Button
+from game.pieces import SHAPES, Piece
+
+PC_LINES = 4  # preferred; the worker picks another height when 4 cannot work for the stack
+PC_MAX_HEIGHT = 6
+PC_BUDGET_MS = 300.0
+PC_AFTER_HINT_TICKS = 20  # the worker does one job at a time: the PC question waits for the final hint this long
+MAX_PACE_WAIT_TICKS = 4  # at "as fast as possible" the final answer is awaited this long, then the streamed one
+LOST_FLASH_TICKS = 40
+
+KEY_GLYPHS = {Key.LEFT: "←", Key.RIGHT: "→", Key.DAS_LEFT: "⇤", Key.DAS_RIGHT: "⇥", Key.CW: "↻", Key.CCW: "↺",
+              Key.FLIP: "180", Key.SOFT_DROP: "↓", Key.HARD_DROP: "⤓"}
+KEY_ASCII = {Key.LEFT: "<", Key.RIGHT: ">", Key.DAS_LEFT: "|<", Key.DAS_RIGHT: ">|", Key.CW: "CW", Key.CCW: "CCW",
+             Key.FLIP: "180", Key.SOFT_DROP: "v", Key.HARD_DROP: "DROP"}
+
+
+def snapshot_of(game: Game) -> Snapshot:
+    """What the worker needs to think about the piece in play (the game must have an active piece)."""
+    assert game.active is not None
+    return Snapshot(board=game.board, current=game.active.piece, queue=tuple(game.preview()), hold=game.hold,
+                    hold_used=game.hold_used, b2b=game.b2b, combo=game.combo, rules=game.rules,
+                    randomizer=game.config.randomizer, randomizer_state=game.future_state(),
+                    pieces_placed=game.stats.pieces)
+
+
+def position_key(game: Game) -> tuple | None:
+    """Identity of the position of the piece in play; None when no piece is in play."""
+    a = game.active
+    if a is None or game.over:
+        return None
+    return (id(game), game.stream_pos, game.stats.pieces, a.piece, game.hold, game.hold_used, game.board.bits)
+
+
+def move_cells(move: Move) -> list[tuple[int, int]]:
+    return [(move.x + dx, move.y + dy) for dx, dy in SHAPES[move.piece, move.rotation]]
+
+
+def key_labels(move: Move, glyphs: bool = True) -> list[str]:
+    """The inputs of a move as labels, "HOLD" first when it starts with a hold."""
+    table = KEY_GLYPHS if glyphs else KEY_ASCII
+    return (["HOLD"] if move.hold else []) + [table[k] for k in move.keys]
+
+
+def pc_lines(game: Game, practice: bool) -> int:
+    """How many rows the PC to aim for has. In PC practice every PC of the loop is a 4-line one, so the rows
+    still to clear are 4 minus the rows cleared since the last PC (robust under undo); elsewhere, and when that
+    does not fit the stack, the lowest height that the stack's cell count allows (4 on an empty board)."""
+    board = game.board
+    height, cells = board.height(), board.cell_count()
+
+    def fits(lines: int) -> bool:
+        return height <= lines and (10 * lines - cells) % 4 == 0 and 10 * lines > cells
+
+    if practice:
+        target = PC_LINES - game.stats.lines % PC_LINES
+        if fits(target):
+            return target
+    if cells == 0:
+        return PC_LINES
+    return next((lines for lines in range(max(height, 1), PC_MAX_HEIGHT + 1) if fits(lines)), PC_LINES)
+
+
+def _expected_piece(game: Game, move: Move) -> Piece | None:
+    """The piece a move must be for in this position (after a hold when the move starts with one)."""
+    if game.active is None:
+        return None
+    if not move.hold:
+        return game.active.piece
+    if game.hold_used or not game.rules.hold:
+        return None
+    if game.hold is not None:
+        return game.hold
+    preview = game.preview()
+    return preview[0] if preview else None
+
+
+def _execution_ticks(move: Move, das: float) -> int:
+    """A rough count of the ticks the executor needs (a DAS key is held for the DAS delay, plus a few ticks
+    of auto-repeat; soft drop for a few ticks)."""
+    shifts = sum(k in (Key.DAS_LEFT, Key.DAS_RIGHT) for k in move.keys)
+    soft = sum(k is Key.SOFT_DROP for k in move.keys)
+    return len(move.keys) + int(move.hold) + shifts * (int(das) + 3) + soft * 4
+
+
+@dataclass
+class GoodPc:
+    """The last position from which a PC was still possible, kept to show what the mistake cost."""
+
+    answer: PcAnswer
+    board: Board
+    pieces: int
+
+
+class Coach:
+    def __init__(self, scene: Any) -> None:
+        self.scene = scene
+        self.autoplay = False
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything about the previous game (new game, restart)."""
+        self.hint: Move | None = None
+        self.hint_final = False
+        self.hint_key: tuple | None = None
+        self.hint_ready_clock: int | None = None  # scene clock when the current hint arrived
+        self._suggest_key: tuple | None = None
+        self._suggest_gen: int | None = None
+        self.pc: PcAnswer | None = None
+        self.pc_key: tuple | None = None
+        self._pc_request_key: tuple | None = None
+        self._pc_gen: int | None = None
+        self._judged_positive = False  # the last final PC verdict: was a PC possible?
+        self._judged_pieces: int | None = None  # pieces placed at that verdict
+        self._suggest_clock = 0
+        self.good: GoodPc | None = None
+        self.lost_clock: int | None = None  # scene clock when a placement made the PC impossible
+        self.failure: str | None = None
+        self.executor: KeyExecutor | None = None
+        self._piece_clock = 0
+        self._piece_key: tuple | None = None
+
+    # --- settings ---------------------------------------------------------------------------------------
+    @property
+    def ai(self):
+        return self.scene.app.settings.ai
+
+    @property
+    def hints_on(self) -> bool:
+        return bool(self.ai.hint_enabled)
+
+    @property
+    def pc_on(self) -> bool:
+        return self.scene.mode.key == "pc" or bool(self.ai.pc_hints_enabled)
+
+    @property
+    def wants_suggestions(self) -> bool:
+        return self.hints_on or self.autoplay
+
+    @property
+    def show_hint(self) -> bool:
+        """True when the ghost hint should be drawn for the piece in play."""
+        return (self.wants_suggestions and self.hint is not None
+                and self.hint_key == position_key(self.scene.game))
+
+    @property
+    def pc_shown(self) -> PcAnswer | None:
+        """The PC answer for the position in play, or None."""
+        if self.pc is not None and self.pc_key == position_key(self.scene.game):
+            return self.pc
+        return None
+
+    @property
+    def pc_lost(self) -> bool:
+        return self.lost_clock is not None
+
+    # --- toggles ----------------------------------------------------------------------------------------
+    def set_autoplay(self, on: bool) -> None:
+        self.autoplay = on
+        self.executor = None
+        self._piece_key = None
+
+    def suspend(self) -> None:
+        """The scene is covered or left: drop pending questions (they are asked again on return)."""
+        client = self.scene.app.worker_if_started()
+        if client is None:
+            return
+        if self._suggest_gen is not None and self.hint_key != self._suggest_key:
+            client.forget("suggest")
+        if self._pc_gen is not None and self.pc_key != self._pc_request_key:
+            client.forget("pc")
+        self._suggest_key = self.hint_key
+        self._pc_request_key = self.pc_key
+
+    # --- per tick ---------------------------------------------------------------------------------------
+    def poll(self) -> None:
+        """Read answers (never waits) and send requests the position in play needs."""
+        client = self.scene.app.worker_if_started()
+        if client is not None:
+            for answer in client.poll():
+                self._take(answer)
+        self._request()
+
+    def _request(self) -> None:
+        game = self.scene.game
+        key = position_key(game)
+        if key is None:
+            return
+        if self.wants_suggestions and key != self._suggest_key and key != self.hint_key:
+            ai = self.ai
+            self._suggest_gen = self.scene.app.worker().suggest(
+                snapshot_of(game), engine=ai.engine, weights=ai.weights, budget_ms=float(ai.think_budget_ms))
+            self._suggest_key = key
+            self._suggest_clock = self.scene.clock
+        if self.pc_on and key != self._pc_request_key and key != self.pc_key:
+            # A newer request cancels the worker's current job, so the PC question goes after the final hint.
+            hint_pending = (self.wants_suggestions and not (self.hint_key == key and self.hint_final)
+                            and self.failure is None
+                            and self.scene.clock - self._suggest_clock < PC_AFTER_HINT_TICKS)
+            if hint_pending:
+                return
+            if game.board.height() <= PC_MAX_HEIGHT:
+                lines = pc_lines(game, self.scene.mode.key == "pc")
+                self._pc_gen = self.scene.app.worker().solve_pc(snapshot_of(game), lines=lines,
+                                                                budget_ms=PC_BUDGET_MS)
+            else:
+                self._pc_gen = None
+            self._pc_request_key = key
+
+    def _take(self, answer) -> None:
+        game = self.scene.game
+        key = position_key(game)
+        if isinstance(answer, WorkerFailure):
+            self.failure = answer.message
+            return
+        if isinstance(answer, Suggestion):
+            if answer.generation != self._suggest_gen or key is None or key != self._suggest_key:
+                return  # for another piece: ignore
+            move = answer.move
+            if move is not None and _expected_piece(game, move) != move.piece:
+                return
+            if self.hint_key != key:
+                self.hint_ready_clock = self.scene.clock
+            self.hint, self.hint_final, self.hint_key = move, answer.final, key
+            self.failure = None
+        elif isinstance(answer, PcAnswer):
+            if answer.generation != self._pc_gen or key is None or key != self._pc_request_key:
+                return
+            self._take_pc(answer, key)
+            self.failure = None
+
+    def _take_pc(self, answer: PcAnswer, key: tuple) -> None:
+        game = self.scene.game
+        pieces = game.stats.pieces
+        positive = answer.solvable or (answer.chance is not None and answer.chance > 0)
+        if positive:
+            if answer.overlay or self.good is None or self.good.pieces != pieces:
+                self.good = GoodPc(answer, game.board, pieces)
+            self.lost_clock = None
+        elif answer.final and self._judged_positive and self._judged_pieces is not None \
+                and pieces > self._judged_pieces:
+            self.lost_clock = self.scene.clock  # this placement turned a possible PC into an impossible one
+        if answer.final or positive:  # a streamed "not solvable yet" waits for the chance before judging
+            self._judged_positive, self._judged_pieces = positive, pieces
+        self.pc, self.pc_key = answer, key
+
+    # --- game events ------------------------------------------------------------------------------------
+    def after_tick(self, events: list[Event]) -> None:
+        """Follow the game: a hold that the hint planned keeps the hint; undo clears the lost signal."""
+        for event in events:
+            if isinstance(event, Held):
+                self._after_hold()
+            elif isinstance(event, Undone):
+                self.executor = None
+            elif isinstance(event, Locked) and event.result.perfect_clear:
+                self.good = None
+                self.lost_clock = None
+
+    def _after_hold(self) -> None:
+        game = self.scene.game
+        key = position_key(game)
+        move = self.hint
+        if move is not None and move.hold and key is not None and game.active.piece == move.piece:
+            self.hint = replace(move, hold=False)
+            self.hint_key = self._suggest_key = key
+            if self._piece_key is not None:
+                self._piece_key = key  # the autoplay plan goes on with the held-in piece
+
+    # --- autoplay ---------------------------------------------------------------------------------------
+    def autoplay_buttons(self) -> Button:
+        """This tick's buttons for the game while autoplay is on (NONE while waiting for an answer)."""
+        game = self.scene.game
+        key = position_key(game)
+        if key is None:
+            self.executor = None
+            return Button.NONE
+        if key != self._piece_key:
+            self._piece_key = key
+            self._piece_clock = self.scene.clock
+            self.executor = None
+        if self.executor is None:
+            move = self.hint if self.hint_key == key else None
+            if move is None:
+                return Button.NONE  # worker down or still thinking: wait (gravity still applies)
+            pps = float(self.ai.autoplay_pps)
+            budget = round(60 / pps) if pps > 0 else 0
+            elapsed = self.scene.clock - self._piece_clock
+            start_at = max(0, budget - _execution_ticks(move, game.config.handling.das))
+            if not self.hint_final:
+                start_at = max(start_at, budget if budget else MAX_PACE_WAIT_TICKS)
+            if elapsed < start_at:
+                return Button.NONE
+            self.executor = KeyExecutor(move.keys, hold_first=move.hold, gap=0)
+        return self.executor.buttons(game)
+
+    # --- status -----------------------------------------------------------------------------------------
+    def status_text(self) -> tuple[str, str]:
+        """(text, tone) for the Coach panel; tone is "good", "dim" or "bad"."""
+        client = self.scene.app.worker_if_started()
+        if client is None:
+            return ("AI off", "dim") if not (self.wants_suggestions or self.pc_on) else ("AI starting…", "dim")
+        status = client.status
+        if status.state == "restarting":
+            problem = status.last_problem or "worker stopped"
+            return f"AI restarting… ({problem})", "bad"
+        if self.failure:
+            return f"AI error: {self.failure}", "bad"
+        if status.state == "starting":
+            return "AI starting…", "dim"
+        waiting = (self.wants_suggestions and position_key(self.scene.game) is not None and not self.show_hint)
+        return ("AI thinking…", "dim") if waiting else ("AI ready", "good")
