@@ -20,17 +20,14 @@ MAX_LINES = 6
 _ROW = (1 << WIDTH) - 1
 
 
-def choose_lines(board: Board, preferred: int) -> int | None:
-    """The PC height to aim for: `preferred` if it can work for this board, else the lowest that can."""
+def candidate_lines(board: Board, preferred: int) -> list[int]:
+    """PC heights that can work for this board, lowest first (a lower PC needs fewer pieces), then `preferred`
+    if it is among them. Empty when no PC of up to 6 lines fits."""
     cells = board.cell_count()
     height = board.height()
-
-    def possible(lines: int) -> bool:
-        return height <= lines <= MAX_LINES and (WIDTH * lines - cells) % 4 == 0 and WIDTH * lines > cells
-
-    if possible(preferred):
-        return preferred
-    return next((lines for lines in range(max(height, 1), MAX_LINES + 1) if possible(lines)), None)
+    possible = [lines for lines in range(max(height, 1), MAX_LINES + 1)
+                if (WIDTH * lines - cells) % 4 == 0 and WIDTH * lines > cells]
+    return possible[:1] + [preferred] if preferred in possible[1:] else possible[:2]
 
 
 def overlay_cells(board: Board, steps: tuple[Step, ...]) -> tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]:
@@ -64,24 +61,33 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     snapshot = request.snapshot
     board = snapshot.board
     soft_drop = request.drop != "harddrop"
-    lines = choose_lines(board, request.lines)
-    if lines is None:
+    candidates = candidate_lines(board, request.lines)
+    if not candidates:
         send(PcAnswer(request.generation, solvable=False, chance=0.0, note="no perfect clear fits this stack",
                       elapsed_ms=(time.perf_counter() - started) * 1000))
         return
     queue = (snapshot.current, *snapshot.queue)
     use_hold = snapshot.rules.hold
-    try:
-        result = solve(board, queue, hold=snapshot.hold, use_hold=use_hold, rules=snapshot.rules,
-                       soft_drop=soft_drop, lines=lines, budget_ms=request.budget_ms, verify=False)
-    except PCInputError as error:
-        send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error),
-                      elapsed_ms=(time.perf_counter() - started) * 1000))
-        return
-    solution: Solution | None = result.solutions[0] if result.solutions else None
+    solution: Solution | None = None
+    truncated = False
+    lines = candidates[0]
+    for height in candidates:  # the lowest PC the known pieces can finish wins
+        spent = (time.perf_counter() - started) * 1000
+        try:
+            result = solve(board, queue, hold=snapshot.hold, use_hold=use_hold, rules=snapshot.rules,
+                           soft_drop=soft_drop, lines=height, budget_ms=max(1.0, request.budget_ms - spent),
+                           verify=False)
+        except PCInputError as error:
+            send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error),
+                          elapsed_ms=(time.perf_counter() - started) * 1000))
+            return
+        truncated |= result.truncated
+        if result.solutions:
+            solution, lines = result.solutions[0], height
+            break
     overlay = overlay_cells(board, solution.steps) if solution else ()
     first = (step_move(board, solution.steps[0], snapshot, soft_drop),) if solution else ()
-    note = f"{lines}-line PC" + (" (search cut short)" if result.truncated and not solution else "")
+    note = f"{lines}-line PC" + (" (search cut short)" if truncated and not solution else "")
     answer = PcAnswer(request.generation, solvable=solution is not None, solution=first, overlay=overlay,
                       final=not request.want_chance, note=note, elapsed_ms=(time.perf_counter() - started) * 1000)
     send(answer)

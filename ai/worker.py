@@ -67,10 +67,17 @@ class _Session:
         return False
 
 
+READY = -1  # the generation of the Pong a worker sends once it can answer
+
+
 def serve(transport: Transport, handler: Handler | None = None) -> None:
-    """Answer requests until Shutdown arrives or the other end closes."""
+    """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first."""
     if handler is None:
         from ai.service import handle as handler  # the real engines, imported in the worker only
+    try:
+        transport.send(Pong(READY))
+    except (EOFError, OSError):
+        return
     session = _Session(transport)
     while True:
         request = session.next_request()

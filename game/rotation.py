@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,11 @@ class RotationSystem:
     source: str = ""
     # The validated document it was built from, so a replay or a worker can rebuild the exact same system.
     document: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def fingerprint(self) -> int:
+        """A value equal for equal kick tests, also across processes (unlike id()); used in cache keys."""
+        return hash(tuple(sorted((int(p), int(a), int(b), tests) for (p, a, b), tests in self.tests.items())))
 
     def kicks(self, piece: Piece, start: Rotation, end: Rotation) -> tuple[Cell, ...]:
         """Positions offsets to try, in order, when turning `piece` from `start` to `end`."""

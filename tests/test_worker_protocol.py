@@ -9,7 +9,7 @@ import time
 import pytest
 
 from ai.protocol import PcAnswer, PcRequest, Ping, Pong, Snapshot, Suggestion, SuggestRequest, WorkerFailure
-from ai.worker import serve
+from ai.worker import READY, serve
 from game.board import Board
 from game.pieces import Piece
 from game.rules import Rules
@@ -116,6 +116,8 @@ def test_ping_is_answered_during_work() -> None:
     time.sleep(0.05)
     ui_end.send(Ping(7))
     assert ui_end.poll(1.0)
+    assert ui_end.recv() == Pong(READY)  # said once, when the worker can answer
+    assert ui_end.poll(1.0)
     assert ui_end.recv() == Pong(7)
     ui_end.close()
     thread.join(2)
@@ -174,3 +176,39 @@ def test_a_hung_worker_is_replaced_after_the_deadline() -> None:
         assert len(spawned) == 2
         assert "did not answer" in client.status.last_problem or client.status.restarts >= 1
         assert answers and answers[0].generation == generation
+
+
+class _SilentConnection:
+    """A worker that never says anything (still importing, say)."""
+
+    def send(self, message) -> None:
+        pass
+
+    def poll(self, timeout=0.0) -> bool:
+        return False
+
+    def recv(self):
+        raise EOFError
+
+
+def test_a_starting_worker_gets_the_startup_deadline_not_the_answer_deadline() -> None:
+    from ui.worker_client import WorkerHandle
+
+    now = [0.0]
+    spawned = []
+
+    def spawn() -> WorkerHandle:
+        spawned.append(1)
+        return WorkerHandle(_SilentConnection(), alive=lambda: True, stop=lambda: None, kill=lambda: None)
+
+    client = WorkerClient(spawn, deadline_s=1.0, startup_s=5.0, clock=lambda: now[0])
+    try:
+        client.suggest(snapshot())
+        now[0] = 2.0
+        client.poll()
+        assert len(spawned) == 1 and client.status.restarts == 0  # past 1 s, but it has not said READY yet
+        now[0] = 6.0
+        client.poll()
+        assert client.status.restarts == 1 and "5.0 s" in client.status.last_problem
+    finally:
+        client.close()

@@ -130,10 +130,13 @@ class WorkerClient:
         spawn: Callable[[], WorkerHandle] = spawn_process_worker,
         *,
         deadline_s: float = 3.0,
+        startup_s: float = 15.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._spawn = spawn
         self._deadline = deadline_s
+        self._startup = startup_s  # a new worker may take a while to import the engines before it says READY
+        self._ready = False
         self._clock = clock
         self._handle: WorkerHandle | None = None
         self._generations = Generations()
@@ -184,6 +187,7 @@ class WorkerClient:
         try:
             while handle.connection.poll(0):
                 message = handle.connection.recv()
+                self._ready = True
                 if isinstance(message, Pong):
                     continue
                 kind = ANSWER_KIND.get(type(message))
@@ -206,13 +210,16 @@ class WorkerClient:
             return answers
         if not handle.alive():
             self._fault("worker process died")
-        elif any(self._clock() - sent > self._deadline for sent in self._sent_at.values()):
-            self._fault(f"worker did not answer within {self._deadline:.1f} s")
+        elif any(self._clock() - sent > self._current_deadline() for sent in self._sent_at.values()):
+            self._fault(f"worker did not answer within {self._current_deadline():.1f} s")
         else:
             if answers:
                 self.status.state = "ok"
                 self._backoff = 0.25
         return answers
+
+    def _current_deadline(self) -> float:
+        return self._deadline if self._ready else max(self._deadline, self._startup)
 
     # --- faults and restarts ----------------------------------------------------------------------------
     def _ensure_running(self) -> bool:
@@ -224,6 +231,7 @@ class WorkerClient:
             return False
         try:
             self._handle = self._spawn()
+            self._ready = False
         except Exception as error:  # noqa: BLE001 - a failed start is one more fault to retry
             self._schedule_retry(f"could not start the worker: {error}")
             return False
