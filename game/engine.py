@@ -126,6 +126,7 @@ class Game:
         self.top_out_reason: str | None = None
         self.last_lock: LockResult | None = None
         self.inputs: list[int] = []  # buttons of every tick, for replays
+        self.precharge_inputs: list[int] = []  # buttons held before the start (countdown), for replays
         self._previous_buttons = Button.NONE
         self._timer = HorizontalTimer(self.config.handling)
         self._timing = _PieceTiming()
@@ -242,6 +243,16 @@ class Game:
         self.over = True
         self.top_out_reason = reason
         events.append(ToppedOut(self.ticks, reason))
+
+    def precharge(self, buttons: Button | int) -> None:
+        """A tick before the game starts (a countdown): held directions charge DAS, nothing moves or falls."""
+        if self.ticks:
+            raise RuntimeError("precharge is only for the time before the first tick")
+        buttons = Button(buttons)
+        pressed = buttons & ~self._previous_buttons
+        self._previous_buttons = buttons
+        self.precharge_inputs.append(int(buttons))
+        self._timer.step(buttons, pressed)
 
     # --- one tick -----------------------------------------------------------------------------------------
     def tick(self, buttons: Button | int = Button.NONE) -> list[Event]:

@@ -28,6 +28,7 @@ class Replay:
     queue: tuple[Piece, ...] = ()
     hold: Piece | None = None
     randomizer_state: Any = None
+    precharge: tuple[int, ...] = ()
 
     @classmethod
     def from_game(cls, game: Game) -> Replay:
@@ -39,6 +40,7 @@ class Replay:
             queue=game.start_queue,
             hold=game.start_hold,
             randomizer_state=game.start_randomizer_state,
+            precharge=tuple(game.precharge_inputs),
         )
 
     def new_game(self) -> Game:
@@ -51,6 +53,8 @@ class Replay:
     def play(self) -> Game:
         """Run every recorded tick on a fresh game and return it."""
         game = self.new_game()
+        for buttons in self.precharge:
+            game.precharge(buttons)
         for buttons in self.inputs:
             game.tick(buttons)
         return game
@@ -72,6 +76,7 @@ class Replay:
             "hold": self.hold.name if self.hold is not None else None,
             "randomizer_state": _state_to_json(self.randomizer_state),
             "inputs": runs,
+            "precharge": list(self.precharge),
         }
         return json.dumps(data, separators=(",", ":"))
 
@@ -94,6 +99,7 @@ class Replay:
                 queue=tuple(Piece[c] for c in data.get("queue", "")),
                 hold=Piece[data["hold"]] if data.get("hold") else None,
                 randomizer_state=_state_from_json(data.get("randomizer_state")),
+                precharge=tuple(int(b) for b in data.get("precharge", ())),
             )
         except ReplayError:
             raise

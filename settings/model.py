@@ -53,6 +53,7 @@ class RulesSettings(_Group):
     rotation: Literal["srs", "srs+", "none", "nrs"] = "srs"
     kick_file: str | None = Field(None, min_length=1, max_length=4096)
     allow_180: bool = True
+    spin_rule: Literal["tspin", "allspin", "none"] = "tspin"
     hold: bool = True
     previews: int = Field(5, ge=0, le=6)
     lock_delay_mode: Literal["move_reset", "step_reset", "infinite"] = "move_reset"

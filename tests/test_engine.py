@@ -86,6 +86,18 @@ class TestHandling:
         run(instant, [SD])
         assert instant.active.y == 0
 
+    def test_das_charges_during_a_countdown(self) -> None:
+        game = Game(still_config(handling=Handling(das=10, arr=0)), seed=1, queue=[Piece.T])
+        for _ in range(12):
+            game.precharge(R)
+        assert game.active.x == 4  # nothing moves before the start
+        game.tick(R)
+        assert game.active.x == 8  # charged: the first tick slides to the wall
+        replayed = Replay.from_json(Replay.from_game(game).to_json()).play()
+        assert replayed.active == game.active
+        with pytest.raises(RuntimeError):
+            game.precharge(R)
+
     def test_key_repeat_does_not_matter_only_held_state(self) -> None:
         a = Game(still_config(), seed=3, queue=[Piece.T])
         b = Game(still_config(), seed=3, queue=[Piece.T])

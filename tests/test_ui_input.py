@@ -6,7 +6,6 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
-import pytest
 
 from game.board import Board
 from game.handling import Button
@@ -14,16 +13,7 @@ from game.movement import drop_y, slide, try_rotate
 from game.pieces import Rotation
 from settings import Settings
 from ui.input import InputState, KeyMap
-from ui.testing import key, make_app, tap
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, screen = make_app(tmp_path)
-    app.screen = screen
-    return app
+from ui.testing import key, tap
 
 
 def _down(key_code, mod=0):

@@ -13,15 +13,6 @@ from ui.playfield import play_layout
 from ui.testing import make_app, tap
 
 
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, screen = make_app(tmp_path)
-    app.screen = screen
-    return app
-
-
 def _zen(app, seed=4):
     from ui.modes import ZEN
     from ui.play import PlayScene

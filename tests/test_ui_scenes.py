@@ -5,10 +5,9 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import pytest
 
 from ui.scene import Scene, SceneManager
-from ui.testing import make_app, tap
+from ui.testing import tap
 
 
 class Probe(Scene):
@@ -24,15 +23,6 @@ class Probe(Scene):
 
     def update(self):
         self.log.append("update")
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, screen = make_app(tmp_path)
-    app.screen = screen
-    return app
 
 
 def test_push_pop_replace_reset_and_overlays():

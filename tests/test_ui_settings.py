@@ -10,16 +10,7 @@ import pytest
 
 from settings import load_settings
 from ui import render as R
-from ui.testing import key, make_app, tap
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, screen = make_app(tmp_path)
-    app.screen = screen
-    return app
+from ui.testing import key, tap
 
 
 def _open_settings(app):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from game.config import GameConfig, GravityMode, LockMode, guideline_gravity
 from game.handling import Handling
-from game.rules import Rules
+from game.rules import Rules, SpinRule
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,13 @@ def rules_of(settings) -> tuple[Rules, list[str]]:
     r = settings.rules
     problems: list[str] = []
     name = r.rotation
+    switches = {"allow_180": r.allow_180, "hold": r.hold, "spin_rule": SpinRule(r.spin_rule)}
     if r.kick_file:
         try:
-            return Rules.named(r.kick_file, allow_180=r.allow_180, hold=r.hold), problems
+            return Rules.named(r.kick_file, **switches), problems
         except (OSError, ValueError) as error:
             problems.append(f"custom kick file {r.kick_file} could not be loaded ({error}); using {name}")
-    return Rules.named(name, allow_180=r.allow_180, hold=r.hold), problems
+    return Rules.named(name, **switches), problems
 
 
 def game_config(settings, mode: Mode) -> tuple[GameConfig, list[str]]:

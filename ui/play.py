@@ -175,6 +175,7 @@ class PlayScene(Scene):
             self.countdown -= 1
             if self.countdown in (COUNTDOWN_TICKS - 1, COUNTDOWN_TICKS // 2):
                 self.app.sounds.play("ready")
+            self.game.precharge(buttons & (Button.LEFT | Button.RIGHT))  # DAS charges during READY/GO
             return
         if self.end_reason == "finished" or (self.end_reason == "topout" and not self.mode.allow_undo):
             self.end_clock += 1

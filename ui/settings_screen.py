@@ -39,6 +39,7 @@ def _rows() -> list[Row]:
         Row("rules", "rotation", "Rotation system", "choice", ("srs", "srs+", "none", "nrs"), help="Kick tables tried when a rotation is blocked: SRS (guideline), SRS+ (TETR.IO), none, NRS."),
         Row("rules", "kick_file", "Custom kick file", "text", help="A kick table file (.toml or solution-finder .properties) that replaces the rotation system."),
         Row("rules", "allow_180", "180° rotation", "bool"),
+        Row("rules", "spin_rule", "Spins", "choice", ("tspin", "allspin", "none"), help="tspin: T-spins by the 3-corner rule; allspin: other pieces stuck after a rotation score a mini too."),
         Row("rules", "hold", "Hold", "bool"),
         Row("rules", "previews", "Next previews", "int", low=0, high=6, help="How many upcoming pieces the queue shows (0-6)."),
         Row("rules", "lock_delay_mode", "Lock delay mode", "choice", ("move_reset", "step_reset", "infinite"), help="move_reset: moves reset the lock timer up to 15 times; step_reset: only falling resets it."),

@@ -1,0 +1,23 @@
+"""Shared fixtures. SDL's dummy drivers are set before anything imports pygame."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """The client with its settings and history in a temporary folder; `app.screen` is its window surface."""
+    from ui.testing import make_app
+
+    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    client, screen = make_app(tmp_path)
+    client.screen = screen
+    yield client
+    client.close_worker()
