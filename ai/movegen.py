@@ -1,8 +1,9 @@
 """Fast move generation: every reachable final placement of a piece, with its spin and shortest key sequence.
 
 This is an exact re-implementation of `game.finesse.find_placements` (the reference definition of
-"reachable": the same breadth-first search over (rotation, x, y) from spawn, the same move order, the same
-recording rules for spins reached by a rotation) on faster primitives:
+"reachable": the same breadth-first search from spawn, the same move order, each (rotation, x, y) expanded once
+from its first arrival, and a later arrival recorded as its own placement when it locks there with a spin not
+met there before, e.g. a longer rotation into cells first reached by a shift) on faster primitives:
 
 * the board is transposed once into 10 column bitsets; for every (rotation, x) a *fit column* `F` is built with
   four shifts and ANDs: bit p of F is set when the piece fits at y = p - 8. Fitting, dropping (the highest
@@ -168,6 +169,7 @@ def _search(
     link[state] = parent state * 8 + key code for every visited state but the first;
     best[canon * 4 + spin] = (final key count, landed state, spin, tail state, extra key code or -1): the shortest
     sequence is path(tail) + extra code, whose final soft drop becomes the hard drop (else a hard drop is added).
+    An extra code marks a later arrival at an already expanded state that locks there with a new spin.
     """
     tables = _tables(piece, rules)
     fit = _fit_columns(tables, _shifted_for(bits))
@@ -182,8 +184,9 @@ def _search(
     all_spin = piece is not Piece.T and rules.spin_rule is SpinRule.ALL_SPIN
     want_spins = is_t or all_spin
 
-    def spin_at(s: int, kick: int) -> int:
-        """Spin of a grounded state reached with `kick` (1 a rotation, 2 the TST/fin kick), as detect_spin."""
+    def spin_class(s: int) -> int:
+        """How a rotation into the grounded state s scores, as detect_spin: 0 none, 1 mini, 2 full, 3 mini unless
+        the rotation used the TST/fin kick (then full). Depends on the position only, so it is cached per state."""
         rot = s >> 11
         x = ((s >> 6) & 31) - _XOFF
         y = (s & 63) - _YOFF
@@ -195,48 +198,55 @@ def _search(
             if sum(filled) < 3:
                 return 0
             a, b = _FRONT[rot]
-            if filled[a] and filled[b]:
-                return 2
-            return 2 if kick == 2 else 1
+            return 2 if filled[a] and filled[b] else 3
         idx = s >> 6
         p = s & 63
         mobile = (fit[idx - 1] >> p & 1) or (fit[idx + 1] >> p & 1) or (fit[idx] >> (p + 1) & 1)
         return 0 if mobile else 1
 
-    def record_rotation(target: int, keys: int, kick: int, tail: int, code: int) -> None:
-        """A rotation reached an already-seen state at the same depth: it may score a different spin there."""
-        p = target & 63
-        land = ((~fit[target >> 6]) & low[p]).bit_length()
-        spin = spin_at(target, kick) if land == p else 0
-        landed = target - p + land
-        rk = canon[landed] * 4 + spin
+    def record_tagged(t: int, final: int, spin: int, tail: int, code: int) -> None:
+        """A later arrival at the grounded state t that locks with a spin not met there before: its own placement."""
+        rk = canon[t] * 4 + spin
         known = best.get(rk)
-        if known is None or keys + 1 < known[0]:
-            best[rk] = (keys + 1, landed, spin, tail, code)
+        if known is None or final < known[0]:
+            best[rk] = (final, t, spin, tail, code)
 
-    # depth[state] = BFS depth + 1 (0 = unseen); first arrival: 0 shift, 1 rotation, 2 fin-kick rotation, 3 soft drop.
-    depth = bytearray(4 << 11)
-    first_kick = bytearray(4 << 11)
+    # The reference's set of (state, tag), split so the common check stays one lookup: plain[state] is set once an
+    # arrival locking there without a spin was met, spun[state] has bit k set once one locking with spin k was met
+    # (a state is unseen while both are 0). first[state]: how the first (expanded) arrival locks in place: its
+    # spin (0 none, 1 mini, 2 full), or 3 = arrived by soft drop (the hard drop replaces that key).
+    plain = bytearray(4 << 11)
+    spun = bytearray(4 << 11)
+    first = bytearray(4 << 11)
+    classes = bytearray(b"\xff") * (4 << 11) if want_spins else None  # spin_class cache, 255 = not yet
     link: dict[int, int] = {}
     best: dict[int, tuple] = {}
     left_end: dict[int, int] = {}
     right_end: dict[int, int] = {}
-    depth[s0] = 1
+    plain[s0] = 1
     queue = [s0]
     push = queue.append
     head = 0
+    level_end = 1  # the queue holds one BFS level after another; d counts the current level's depth + 1
+    d = 1
     while head < len(queue):
+        if head == level_end:
+            level_end = len(queue)
+            d += 1
         s = queue[head]
         head += 1
-        d = depth[s]  # = this state's depth + 1 = the depth of its successors
         idx = s >> 6
         p = s & 63
         # Record where this state lands (reference: record on pop with the first arrival's kick).
         land = ((~fit[idx]) & low[p]).bit_length()
         if land == p:
-            kick = first_kick[s]
-            spin = spin_at(s, kick) if (want_spins and 0 < kick < 3) else 0
-            final = d - 1 if kick == 3 else d
+            how = first[s]
+            if how == 3:
+                spin = 0
+                final = d - 1
+            else:
+                spin = how
+                final = d
             landed = s
         else:
             spin = 0
@@ -248,20 +258,28 @@ def _search(
             best[rk] = (final, landed, spin, s, -1)
         child = d + 1
         # Successors in the reference order: left, right, das left, das right, cw, ccw, 180, soft drop.
+        # A shift into a seen state whose arrivals so far all scored a spin (so it is grounded) adds its no-spin
+        # placement; a soft drop never does (its parent's own hard drop already lands there with as many keys).
         left_free = fit[idx - 1] >> p & 1
         right_free = fit[idx + 1] >> p & 1
         if left_free:
             t = s - 64
-            if not depth[t]:
-                depth[t] = child
-                link[t] = (s << 3) | LEFT
-                push(t)
+            if not plain[t]:
+                plain[t] = 1
+                if spun[t]:  # seen only with spins (so it is grounded)
+                    record_tagged(t, child, 0, s, LEFT)
+                else:
+                    link[t] = (s << 3) | LEFT
+                    push(t)
         if right_free:
             t = s + 64
-            if not depth[t]:
-                depth[t] = child
-                link[t] = (s << 3) | RIGHT
-                push(t)
+            if not plain[t]:
+                plain[t] = 1
+                if spun[t]:  # seen only with spins (so it is grounded)
+                    record_tagged(t, child, 0, s, RIGHT)
+                else:
+                    link[t] = (s << 3) | RIGHT
+                    push(t)
         if left_free:
             # DAS end: every state of one free run shares it, so each run is walked once.
             t = left_end.get(s)
@@ -272,10 +290,13 @@ def _search(
                 t = s - (idx - i) * 64
                 for run in range(t, s + 1, 64):
                     left_end[run] = t
-            if t < s - 64 and not depth[t]:
-                depth[t] = child
-                link[t] = (s << 3) | DAS_LEFT
-                push(t)
+            if t < s - 64 and not plain[t]:
+                plain[t] = 1
+                if spun[t]:  # seen only with spins (so it is grounded)
+                    record_tagged(t, child, 0, s, DAS_LEFT)
+                else:
+                    link[t] = (s << 3) | DAS_LEFT
+                    push(t)
         if right_free:
             t = right_end.get(s)
             if t is None:
@@ -285,10 +306,13 @@ def _search(
                 t = s + (i - idx) * 64
                 for run in range(s, t + 1, 64):
                     right_end[run] = t
-            if t > s + 64 and not depth[t]:
-                depth[t] = child
-                link[t] = (s << 3) | DAS_RIGHT
-                push(t)
+            if t > s + 64 and not plain[t]:
+                plain[t] = 1
+                if spun[t]:  # seen only with spins (so it is grounded)
+                    record_tagged(t, child, 0, s, DAS_RIGHT)
+                else:
+                    link[t] = (s << 3) | DAS_RIGHT
+                    push(t)
         xi = idx & 31
         for rcode, _end, tests in kicks[s >> 11]:
             for fidx, dy, _delta, fin in tests:
@@ -296,20 +320,37 @@ def _search(
                 nidx = fidx + xi
                 if fit[nidx] >> q & 1:  # the first kick test that fits wins
                     t = (nidx << 6) | q
-                    seen = depth[t]
-                    if not seen:
-                        depth[t] = child
-                        first_kick[t] = 2 if fin else 1
-                        link[t] = (s << 3) | rcode
-                        push(t)
-                    elif seen >= child and want_spins:
-                        record_rotation(t, d, 2 if fin else 1, s, rcode)
+                    # The spin of locking right here; only a grounded arrival can score one.
+                    if want_spins and not (fit[nidx] >> (q - 1) & 1):
+                        tag = classes[t]
+                        if tag == 255:
+                            tag = classes[t] = spin_class(t)
+                        if tag == 3:
+                            tag = 2 if fin else 1
+                        if tag:
+                            met = spun[t]
+                            if not met >> tag & 1:
+                                spun[t] = met | 1 << tag
+                                if met or plain[t]:
+                                    record_tagged(t, child, tag, s, rcode)
+                                else:
+                                    first[t] = tag
+                                    link[t] = (s << 3) | rcode
+                                    push(t)
+                            break
+                    if not plain[t]:
+                        plain[t] = 1
+                        if spun[t]:
+                            record_tagged(t, child, 0, s, rcode)
+                        else:
+                            link[t] = (s << 3) | rcode
+                            push(t)
                     break
         if soft_drop and land != p:
             t = s - p + land
-            if not depth[t]:
-                depth[t] = child
-                first_kick[t] = 3  # arrived by soft drop: the hard drop replaces that key
+            if not plain[t] and not spun[t]:
+                first[t] = 3
+                plain[t] = 1
                 link[t] = (s << 3) | SOFT
                 push(t)
     return tables, link, best

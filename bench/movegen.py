@@ -1,14 +1,18 @@
 """Move-generation speed: the fast generator (ai.movegen) against the reference (game.finesse.find_placements).
 
     python bench/movegen.py [--random N] [--repeat R] [--rules srs|srs+|none] [--180] [--harddrop]
+                            [--against FILE]
 
-Times every piece on a fixed set of fields (hand-written typical mid-game fields plus N seeded jagged ones) and
-prints the median time per piece for both generators, the ratio, and the placements found (which must match).
+Times every piece on a fixed set of fields (hand-written typical mid-game fields, N seeded jagged ones and N
+seeded cave-rich ones; the first two groups are the same fields as before the cave group was added) and
+prints the median time per piece for both generators, the ratio, and the placements found (the two lists
+must be equal, placement for placement).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import sys
@@ -40,7 +44,7 @@ FIELDS: dict[str, list[str]] = {
 
 
 def random_field(rng: random.Random) -> int:
-    """A jagged field with holes and overhangs, no full rows (same recipe as the agreement tests)."""
+    """A jagged field with holes and overhangs, no full rows (one of the agreement tests' recipes)."""
     top = rng.randint(0, 12)
     heights = [rng.randint(0, top) for _ in range(10)]
     bits = 0
@@ -54,30 +58,80 @@ def random_field(rng: random.Random) -> int:
     return bits
 
 
-def time_per_piece(fn, fields: list[int], rules: Rules, soft: bool, repeat: int) -> tuple[list[float], int]:
-    """Per (field, piece) the best of `repeat` runs, in ms; and the total placements found."""
-    times = []
-    found = 0
+def overhang_field(rng: random.Random) -> int:
+    """A field rich in caves (the agreement tests' other recipes): a jagged stack with floating roofs over open
+    caves, or dense noise rows. Here spins are often reached by longer paths than the plain drop into the same
+    cells, the case where the search records more than one arrival per position."""
+    bits = 0
+    if rng.random() < 0.5:
+        top = rng.randint(0, 12)
+        heights = [rng.randint(0, top) for _ in range(10)]
+        for x, height in enumerate(heights):
+            for y in range(height):
+                if rng.random() < 0.85:
+                    bits |= 1 << (y * 10 + x)
+        for _ in range(rng.randint(1, 5)):
+            x, width = rng.randrange(10), rng.randint(1, 3)
+            y = heights[x] + rng.randint(1, 3)
+            for column in range(x, min(10, x + width)):
+                bits |= 1 << (y * 10 + column)
+    else:
+        height, density = rng.randint(3, 12), rng.uniform(0.4, 0.7)
+        for y in range(height):
+            for x in range(10):
+                if rng.random() < density * (1 - 0.3 * y / height):
+                    bits |= 1 << (y * 10 + x)
+    for y in range(40):
+        if (bits >> (y * 10)) & 1023 == 1023:
+            bits &= ~(1 << (y * 10 + rng.randrange(10)))
+    return bits
+
+
+def time_per_piece(fns: list, fields: list[int], rules: Rules, soft: bool, repeat: int) -> tuple[list, list]:
+    """Per function, per (field, piece): the best of `repeat` runs in ms (the functions take turns, so a busy
+    machine slows them alike), and the results of the first function (to compare)."""
+    times: list[list[float]] = [[] for _ in fns]
+    results = []
     for bits in fields:
         for piece in Piece:
-            best = float("inf")
-            for _ in range(repeat):
-                start = time.perf_counter()
-                result = fn(bits, piece, rules, soft_drop=soft)
-                best = min(best, time.perf_counter() - start)
-            times.append(best * 1000)
-            found += len(result)
-    return times, found
+            best = [float("inf")] * len(fns)
+            for turn in range(repeat):
+                order = list(enumerate(fns))
+                for i, fn in order if turn % 2 == 0 else order[::-1]:
+                    start = time.perf_counter()
+                    result = fn(bits, piece, rules, soft_drop=soft)
+                    best[i] = min(best[i], time.perf_counter() - start)
+                    if i == 0:
+                        kept = result
+            for i, value in enumerate(best):
+                times[i].append(value * 1000)
+            results.append(kept)
+    return times, results
+
+
+def percentile95(values: list[float]) -> float:
+    return sorted(values)[int(0.95 * (len(values) - 1))]
+
+
+def load_generate(path: str):
+    """`generate` from another version of ai/movegen.py (e.g. `git show HEAD:ai/movegen.py > /tmp/old.py`)."""
+    spec = importlib.util.spec_from_file_location("movegen_against", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module.generate
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--random", type=int, default=40, help="seeded jagged fields to add (default 40)")
+    parser.add_argument("--random", type=int, default=40, help="seeded jagged and cave-rich fields to add (40 each)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per (field, piece); the best counts")
     parser.add_argument("--rules", default="srs")
     parser.add_argument("--180", dest="allow_180", action="store_true")
     parser.add_argument("--harddrop", action="store_true")
+    parser.add_argument("--against", metavar="FILE", help="also time another movegen.py, taking turns with this one")
     args = parser.parse_args(argv)
+    other = load_generate(args.against) if args.against else None
     rules = Rules.named(args.rules, allow_180=args.allow_180)
     soft = not args.harddrop
     rng = random.Random(2024)
@@ -85,23 +139,31 @@ def main(argv: list[str] | None = None) -> int:
         "fixed": [Board.from_rows(rows).bits if rows else 0 for rows in FIELDS.values()],
         "random": [random_field(rng) for _ in range(args.random)],
     }
+    groups["overhang"] = [overhang_field(random.Random(7 + i)) for i in range(args.random)]
     for fields in groups.values():  # build the per-piece tables outside the timing
         for piece in Piece:
-            generate(fields[0] if fields else 0, piece, rules, soft_drop=soft)
+            for fn in (generate, other) if other else (generate,):
+                fn(fields[0] if fields else 0, piece, rules, soft_drop=soft)
     print(f"rules {rules.rotation.name}{' +180' if args.allow_180 else ''}, {'soft drop' if soft else 'hard drop only'}, "
           f"best of {args.repeat} per (field, piece)")
-    print(f"{'fields':<8}{'n':>4}{'placements':>12}{'fast med ms':>13}{'fast p95':>10}{'ref med ms':>12}{'ratio':>8}")
+    header = f"{'fields':<9}{'n':>4}{'placements':>12}{'fast med ms':>13}{'fast p95':>10}{'ref med ms':>12}{'ratio':>8}"
+    print(header + (f"{'other med ms':>14}{'other p95':>11}" if other else ""))
     for name, fields in groups.items():
-        fast, found_fast = time_per_piece(generate, fields, rules, soft, args.repeat)
-        ref, found_ref = time_per_piece(find_placements, fields, rules, soft, 1)
-        if found_fast != found_ref:
-            print(f"MISMATCH: fast found {found_fast} placements, reference {found_ref}")
+        fns = [generate, other] if other else [generate]
+        (fast, *rest), results_fast = time_per_piece(fns, fields, rules, soft, args.repeat)
+        (ref,), results_ref = time_per_piece([find_placements], fields, rules, soft, 1)
+        if results_fast != results_ref:
+            bad = sum(a != b for a, b in zip(results_fast, results_ref))
+            print(f"MISMATCH: {name}: the generators differ on {bad} (field, piece) pairs")
             return 1
+        found_fast = sum(len(result) for result in results_fast)
         fast_med = statistics.median(fast)
         ref_med = statistics.median(ref)
-        p95 = sorted(fast)[int(0.95 * (len(fast) - 1))]
-        print(f"{name:<8}{len(fields):>4}{found_fast:>12}{fast_med:>13.3f}{p95:>10.3f}{ref_med:>12.3f}"
-              f"{ref_med / fast_med:>7.1f}x")
+        line = (f"{name:<9}{len(fields):>4}{found_fast:>12}{fast_med:>13.3f}{percentile95(fast):>10.3f}"
+                f"{ref_med:>12.3f}{ref_med / fast_med:>7.1f}x")
+        if rest:
+            line += f"{statistics.median(rest[0]):>14.3f}{percentile95(rest[0]):>11.3f}"
+        print(line)
     return 0
 
 

@@ -2,8 +2,14 @@
 
 Keys are counted as a player presses them: a tap moves one column, holding a direction (DAS) slides to the
 wall and counts once, a soft drop held to the floor counts once, each rotation once, and the hard drop ends
-every sequence. A breadth-first search over (rotation, x, y) from the spawn position finds, for each final
-placement (its cells and the spin it scores), a sequence with the fewest presses.
+every sequence. A breadth-first search over (rotation, x, y, spin tag) from the spawn position finds, for each
+final placement (its cells and the spin it scores), a sequence with the fewest presses.
+
+The tag is the spin the piece would score if it locked right where the last move put it: NONE unless that move
+was a rotation into a grounded position. The same grounded cells can be reached without a rotation in a few
+keys and, with more keys, by a rotation that scores a spin; both are distinct placements, so an arrival with a
+new tag is recorded even when its (rotation, x, y) was reached before. Moves do not depend on the tag, so each
+(rotation, x, y) is expanded once, from its first (shortest) arrival.
 """
 
 from __future__ import annotations
@@ -73,13 +79,20 @@ def find_placements(
     rotation, x, y = start if start is not None else (Rotation.NORTH, rules.spawn_x, rules.spawn_y)
     if not fits(bits, piece, rotation, x, y):
         return []
-    # Each state: (rotation, x, y) -> (keys, kick of the last move if it was a rotation, else None)
+    # First arrival per (rotation, x, y) -> its keys (expanded once); every (rotation, x, y, tag) met so far.
     first = (rotation, x, y)
     seen: dict[tuple[Rotation, int, int], tuple[Key, ...]] = {first: ()}
+    tagged: set[tuple[Rotation, int, int, Spin]] = {(rotation, x, y, Spin.NONE)}
     queue: deque[tuple[Rotation, int, int, tuple[Key, ...], tuple[int, int] | None]] = deque()
     queue.append((rotation, x, y, (), None))
     best: dict[tuple[Bitboard, Spin], Placement] = {}
     order: list[tuple[Bitboard, Spin]] = []
+
+    def tag_of(rot: Rotation, px: int, py: int, kick: tuple[int, int] | None) -> Spin:
+        """The spin of locking right here after arriving with `kick` (None: the move was not a rotation)."""
+        if kick is None or fits(bits, piece, rot, px, py - 1):
+            return Spin.NONE
+        return detect_spin(bits, rules, piece, rot, px, py, kick)
 
     def record(rot: Rotation, px: int, py: int, keys: tuple[Key, ...], kick: tuple[int, int] | None) -> None:
         landing = drop_y(bits, piece, rot, px, py)
@@ -123,10 +136,14 @@ def find_placements(
                 moves.append((Key.SOFT_DROP, rot, px, landing, None))
         for key, nrot, nx, ny, nkick in moves:
             state = (nrot, nx, ny)
+            arrival = (nrot, nx, ny, tag_of(nrot, nx, ny, nkick))
+            if arrival in tagged:
+                continue  # met before with this tag, and breadth-first order makes this one no shorter
+            tagged.add(arrival)
             if state in seen:
-                # Reached again by a rotation: the same cells may score a spin this way, so record it too.
-                if nkick is not None and len(seen[state]) >= len(keys) + 1:
-                    record(nrot, nx, ny, keys + (key,), nkick)
+                # Reached again, locking with another spin here (e.g. a longer rotation into cells first reached
+                # by a shift): a distinct placement. Recorded now; the state itself was already expanded.
+                record(nrot, nx, ny, keys + (key,), nkick)
                 continue
             seen[state] = keys + (key,)
             queue.append((nrot, nx, ny, keys + (key,), nkick))

@@ -16,14 +16,30 @@ from game.scoring import lock_piece
 
 
 def random_field(rng: random.Random) -> int:
-    """A jagged field with holes and overhangs, no full rows."""
-    top = rng.randint(0, 12)
-    heights = [rng.randint(0, top) for _ in range(10)]
+    """A field with holes and overhangs, no full rows, from one of three recipes picked at random: a jagged
+    stack with holes, that stack with floating roofs over open caves (spin slots reached by a shift or a tuck),
+    or dense noise rows (caves everywhere)."""
+    recipe = rng.randrange(3)
     bits = 0
-    for x, height in enumerate(heights):
+    if recipe < 2:
+        top = rng.randint(0, 12)
+        heights = [rng.randint(0, top) for _ in range(10)]
+        for x, height in enumerate(heights):
+            for y in range(height):
+                if rng.random() < 0.85:
+                    bits |= 1 << (y * 10 + x)
+        if recipe == 1:
+            for _ in range(rng.randint(1, 5)):
+                x, width = rng.randrange(10), rng.randint(1, 3)
+                y = heights[x] + rng.randint(1, 3)  # 1-3 empty rows under the roof
+                for column in range(x, min(10, x + width)):
+                    bits |= 1 << (y * 10 + column)
+    else:
+        height, density = rng.randint(3, 12), rng.uniform(0.4, 0.7)
         for y in range(height):
-            if rng.random() < 0.85:
-                bits |= 1 << (y * 10 + x)
+            for x in range(10):
+                if rng.random() < density * (1 - 0.3 * y / height):
+                    bits |= 1 << (y * 10 + x)
     for y in range(40):
         if (bits >> (y * 10)) & 1023 == 1023:
             bits &= ~(1 << (y * 10 + rng.randrange(10)))
@@ -43,10 +59,21 @@ def summary(placements) -> dict[tuple[int, Spin], int]:
     return {(p.mask, p.spin): len(p.keys) for p in placements}
 
 
+def longer_spins(placements) -> int:
+    """Spin placements needing at least two more keys than the no-spin placement of the same cells.
+
+    With soft drop, a no-spin placement in n keys means its cells are reached (by a soft drop or directly) within
+    n moves, so such a spin arrives strictly later than the first arrival there: exactly what a search that
+    records each (rotation, x, y) once, at its first arrival, misses."""
+    plain = {p.mask: len(p.keys) for p in placements if p.spin is Spin.NONE}
+    return sum(1 for p in placements if p.spin is not Spin.NONE and len(p.keys) > plain.get(p.mask, 99) + 1)
+
+
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
 def test_agrees_with_reference_on_random_fields(rules_name: str) -> None:
     rules = RULE_SETS[rules_name]
     rng = random.Random(list(RULE_SETS).index(rules_name) + 11)
+    exercised = 0
     for _ in range(30):
         bits = random_field(rng)
         for piece in Piece:
@@ -54,38 +81,76 @@ def test_agrees_with_reference_on_random_fields(rules_name: str) -> None:
                 expected = find_placements(bits, piece, rules, soft_drop=soft)
                 got = generate(bits, piece, rules, soft_drop=soft)
                 assert summary(got) == summary(expected), (rules_name, piece, soft, Board(bits))
-                # Order is by key count, like the reference.
-                assert [len(p.keys) for p in got] == sorted(len(p.keys) for p in got)
+                # The very same placements: same positions, same keys on ties, same order (key count, discovery).
+                assert got == expected, (rules_name, piece, soft, Board(bits))
+                exercised += longer_spins(expected) if soft else 0
                 # The search's generator (a flood fill for pieces that cannot spin) finds the same placements.
                 raw = generate_raw(bits, piece, rules, soft_drop=soft)
                 raw_set = [(PIECE_MASKS[piece, Rotation(r.rotation), r.x, r.y], r.spin) for r in raw]
                 assert len(raw_set) == len(set(raw_set)) and set(raw_set) == set(summary(expected))
+                raw_keys = {(PIECE_MASKS[piece, Rotation(r.rotation), r.x, r.y], r.spin): r.keys for r in raw}
+                assert all(count in (-1, summary(expected)[key]) for key, count in raw_keys.items())
+    if rules.spin_rule is not SpinRule.NONE:
+        # The fields must contain spins reachable only by a longer path than the plain drop into the same cells.
+        assert exercised > 0, rules_name
+
+
+REPRO_ROWS = [
+    "____X_____", "__X_X_____", "__X_X_X___", "__X_X_X___", "__X_XXX___",
+    "X_XX__X___", "__XXXXX___", "___XXXX__X", "X_XXXXXXXX", "XX_XXXXX__",
+]
+
+
+def test_longer_rotation_into_cells_reached_by_a_shift() -> None:
+    """T EAST at (5, 8): a plain drop reaches it in 3 keys; a longer path ending in a rotation scores a mini.
+    Both generators list both placements, with the same key counts."""
+    board = Board.from_rows(REPRO_ROWS)
+    rules = Rules.named("srs")
+    mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
+    for generator in (find_placements, generate):
+        here = {p.spin: p for p in generator(board, Piece.T, rules) if p.mask == mask}
+        assert set(here) == {Spin.NONE, Spin.MINI}, generator.__name__
+        assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
+        mini = here[Spin.MINI].keys
+        assert len(mini) > 3 and mini[-2] in (Key.CW, Key.CCW, Key.FLIP), generator.__name__
+    assert generate(board, Piece.T, rules) == find_placements(board, Piece.T, rules)
+    raw = {(r.rotation, r.x, r.y, r.spin) for r in generate_raw(board, Piece.T, rules)}
+    assert {(Rotation.EAST, 5, 8, Spin.NONE), (Rotation.EAST, 5, 8, Spin.MINI)} <= raw
 
 
 def test_keys_replay_to_the_placement() -> None:
-    """Each key sequence, replayed with the game's movement functions, ends at the placement's cells."""
-    from game.movement import drop_y, slide, try_rotate
+    """Each key sequence, replayed with the game's movement functions, ends at the placement's cells with its spin."""
+    from game.movement import detect_spin, drop_y, kick_offset, slide, try_rotate
 
-    rules = RULE_SETS["srs+180"]
-    rng = random.Random(7)
-    for _ in range(6):
-        bits = random_field(rng)
-        for piece in Piece:
-            for placement in generate(bits, piece, rules):
-                rot, x, y = Rotation.NORTH, rules.spawn_x, rules.spawn_y
-                for key in placement.keys:
-                    if key is Key.LEFT or key is Key.RIGHT:
-                        x += -1 if key is Key.LEFT else 1
-                    elif key is Key.DAS_LEFT or key is Key.DAS_RIGHT:
-                        x = slide(bits, piece, rot, x, y, -1 if key is Key.DAS_LEFT else 1)
-                    elif key in (Key.CW, Key.CCW, Key.FLIP):
-                        turns = {Key.CW: 1, Key.CCW: -1, Key.FLIP: 2}[key]
-                        turned = try_rotate(bits, rules, piece, rot, x, y, turns)
-                        assert turned is not None
-                        rot, x, y, _ = turned
-                    else:
-                        y = drop_y(bits, piece, rot, x, y)
-                assert PIECE_MASKS[piece, rot, x, y] == placement.mask
+    for rules in (RULE_SETS["srs+180"], RULE_SETS["srs"]):
+        rng = random.Random(7)
+        for _ in range(6):
+            bits = random_field(rng)
+            for piece in Piece:
+                for placement in generate(bits, piece, rules):
+                    rot, x, y = Rotation.NORTH, rules.spawn_x, rules.spawn_y
+                    kick = None
+                    for key in placement.keys:
+                        if key is Key.LEFT or key is Key.RIGHT:
+                            x += -1 if key is Key.LEFT else 1
+                            kick = None
+                        elif key is Key.DAS_LEFT or key is Key.DAS_RIGHT:
+                            x = slide(bits, piece, rot, x, y, -1 if key is Key.DAS_LEFT else 1)
+                            kick = None
+                        elif key in (Key.CW, Key.CCW, Key.FLIP):
+                            turns = {Key.CW: 1, Key.CCW: -1, Key.FLIP: 2}[key]
+                            turned = try_rotate(bits, rules, piece, rot, x, y, turns)
+                            assert turned is not None
+                            end, x, y, index = turned
+                            kick = kick_offset(rules, piece, rot, end, index)
+                            rot = end
+                        else:
+                            landing = drop_y(bits, piece, rot, x, y)
+                            if landing != y:
+                                kick = None  # falling loses the spin
+                            y = landing
+                    assert PIECE_MASKS[piece, rot, x, y] == placement.mask
+                    assert detect_spin(bits, rules, piece, rot, x, y, kick) is placement.spin
 
 
 EMPTY_COUNTS = {"I": 17, "J": 34, "L": 34, "O": 9, "S": 17, "T": 34, "Z": 17}

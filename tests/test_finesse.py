@@ -61,3 +61,43 @@ def test_finesse_faults_are_counted_per_piece() -> None:
     lock = next(e for e in events if isinstance(e, Locked))
     assert (lock.x, lock.keys, lock.finesse_faults) == (1, 4, 2)
     assert game.stats.finesse_faults == 2 and game.stats.keys == 6
+
+
+SPIN_AFTER_SHIFT = [
+    "____X_____", "__X_X_____", "__X_X_X___", "__X_X_X___", "__X_XXX___",
+    "X_XX__X___", "__XXXXX___", "___XXXX__X", "X_XXXXXXXX", "XX_XXXXX__",
+]
+
+
+def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
+    """T EAST at (5, 8) is a plain drop in 3 keys and, by a longer path ending in a rotation, a mini: both are
+    listed, each with its own shortest keys, and the engine locks each with its spin. minimal_keys ignores spin."""
+    from game.board import PIECE_MASKS
+    from game.movement import Spin
+
+    board = Board.from_rows(SPIN_AFTER_SHIFT)
+    rules = Rules.named("srs")
+    mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
+    here = {p.spin: p for p in find_placements(board, Piece.T, rules) if p.mask == mask}
+    assert set(here) == {Spin.NONE, Spin.MINI}
+    assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
+    assert len(here[Spin.MINI].keys) > 3 and here[Spin.MINI].keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
+    config = GameConfig(rules=rules, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False)
+    for spin, placement in here.items():
+        game = Game(config, 0, board=board, queue=[Piece.T])
+        lock = next(e for e in play_keys(game, placement.keys) if isinstance(e, Locked))
+        assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (Rotation.EAST, 5, 8, spin)
+    assert minimal_keys(board, Piece.T, Rotation.EAST, 5, 8, rules) == here[Spin.NONE].keys
+
+
+def test_target_search_finds_the_shortest_keys_of_every_reachable_mask() -> None:
+    """The early exit of a `target` search never cuts off a shorter way to the target's cells (any spin)."""
+    board = Board.from_rows(SPIN_AFTER_SHIFT)
+    rules = Rules.named("srs+", allow_180=True)
+    for piece in Piece:
+        shortest: dict[int, int] = {}
+        for placement in find_placements(board, piece, rules):
+            shortest[placement.mask] = min(shortest.get(placement.mask, 99), len(placement.keys))
+        for placement in find_placements(board, piece, rules):
+            keys = minimal_keys(board, piece, placement.rotation, placement.x, placement.y, rules)
+            assert keys is not None and len(keys) == shortest[placement.mask]
