@@ -10,7 +10,7 @@ from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.pc.search import PCInputError, Solution, Step
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Snapshot
-from game.board import WIDTH, Board, Bitboard
+from game.board import WIDTH, Bitboard, Board
 from game.finesse import minimal_keys
 from game.movement import Spin
 from game.pieces import Piece

@@ -15,14 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from game.board import Board  # noqa: E402
-from game.config import GameConfig  # noqa: E402
-from game.engine import Game  # noqa: E402
-from game.finesse import find_placements  # noqa: E402
-from game.handling import Button  # noqa: E402
-from game.randomizer import make_randomizer  # noqa: E402
-from game.rules import Rules  # noqa: E402
-from game.scoring import lock_piece  # noqa: E402
+from game.board import Board
+from game.config import GameConfig
+from game.engine import Game
+from game.finesse import find_placements
+from game.handling import Button
+from game.randomizer import make_randomizer
+from game.rules import Rules
+from game.scoring import lock_piece
 
 SCRIPT = [Button.LEFT, Button.NONE, Button.ROTATE_CW, Button.NONE, Button.RIGHT, Button.RIGHT, Button.NONE,
           Button.SOFT_DROP, Button.SOFT_DROP, Button.HARD_DROP, Button.NONE, Button.HOLD, Button.NONE,
@@ -71,8 +71,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     args = parser.parse_args()
-    tps_plain, pieces_plain = ticks_per_second(args.seconds, track_finesse=False)
-    tps_finesse, pieces_finesse = ticks_per_second(args.seconds, track_finesse=True)
+    tps_plain, _ = ticks_per_second(args.seconds, track_finesse=False)
+    tps_finesse, _ = ticks_per_second(args.seconds, track_finesse=True)
     hard = drop_only_placements_per_second(args.seconds, soft_drop=False)
     soft = drop_only_placements_per_second(args.seconds, soft_drop=True)
     print(f"headless game, finesse tracking off : {tps_plain:10.0f} ticks/s ({tps_plain / 60:6.0f}x real time)")

@@ -282,7 +282,7 @@ class Game:
             if self._delay <= 0 and self.active is None:
                 self._spawn(self._next_piece(), events)
             return events
-        self._timing.keys += bin(int(pressed & _ACTION_BUTTONS)).count("1")
+        self._timing.keys += int(pressed & _ACTION_BUTTONS).bit_count()
         if pressed & Button.HOLD:
             self._hold(events)
             if self.over or self.active is None:

@@ -16,7 +16,7 @@ Cell = tuple[int, int]
 class Piece(IntEnum):
     """A tetromino kind. The order (alphabetical) is the order pieces are listed in a fresh bag."""
 
-    I = 0  # noqa: E741 - the piece is called I
+    I = 0
     J = 1
     L = 2
     O = 3

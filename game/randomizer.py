@@ -9,8 +9,7 @@ and the search use `outcomes` to reason over futures the player cannot see yet.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from typing import Hashable
+from collections.abc import Hashable, Iterator
 
 from game.pieces import ALL_PIECES, Piece
 

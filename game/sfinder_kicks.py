@@ -23,7 +23,7 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
     raw: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
-        if not line or line.startswith("#") or line.startswith("!"):
+        if not line or line.startswith(("#", "!")):
             continue
         key, sep, value = line.partition("=")
         key = key.strip()
@@ -34,7 +34,7 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         raw[key] = value.strip()
 
     kicks: dict[str, dict[str, list[list[int]]]] = {}
-    for key in raw:
+    for key in raw:  # values are resolved through references, so the key is what we need
         value = _resolve(key, raw, source)
         tests = _TEST.findall(value)
         leftover = _TEST.sub("", value).strip()

@@ -22,7 +22,7 @@ CW, CCW, FLIP, HOLD = Button.ROTATE_CW, Button.ROTATE_CCW, Button.ROTATE_180, Bu
 
 def still_config(**kwargs) -> GameConfig:
     """No gravity and a long lock delay, so a test controls every move."""
-    base = dict(gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False)
+    base = {"gravity_mode": GravityMode.FIXED, "gravity": 0.0, "lock_delay": 600, "track_finesse": False}
     base.update(kwargs)
     return GameConfig(**base)
 

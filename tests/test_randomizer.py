@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -79,7 +80,7 @@ def test_nes_repeats_are_rarer_and_tgm_starts_without_s_z_o() -> None:
 
 def test_tgm_history_makes_repeats_rare() -> None:
     pieces = deal("tgm", 5, 3000)
-    repeats = sum(a == b for a, b in zip(pieces, pieces[1:]))
+    repeats = sum(a == b for a, b in pairwise(pieces))
     # A piece in the 4-piece history survives 6 rolls with probability (k/7)^5/7 <= (4/7)^5/7, about 0.9%.
     assert repeats / len(pieces) < 0.03
 

@@ -98,8 +98,9 @@ def test_new_state_cancels_old_work() -> None:
 
 
 def test_ping_is_answered_during_work() -> None:
-    from ui.worker_client import _QueueEnd  # the fake transport itself
     import queue
+
+    from ui.worker_client import _QueueEnd  # the fake transport itself
 
     to_worker: queue.Queue = queue.Queue()
     to_ui: queue.Queue = queue.Queue()

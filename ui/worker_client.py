@@ -16,7 +16,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ai.protocol import Answer, Generations, PcAnswer, PcRequest, Pong, Request, Suggestion, SuggestRequest, WorkerFailure
+from ai.protocol import (
+    Answer,
+    Generations,
+    PcAnswer,
+    PcRequest,
+    Pong,
+    Request,
+    Suggestion,
+    SuggestRequest,
+    WorkerFailure,
+)
 from ai.worker import serve, start_process, stop_process
 
 KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc"}

@@ -111,7 +111,6 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     from ai.pc.field import to_rows
     from ai.pc.render import fumen_code, picture
     from ai.pc.search import Problem
-
     from ai.pc.verify import replay_on_engine
 
     result = solve(bits, queue, hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines,
