@@ -1,7 +1,8 @@
 """`stackcoach bench`: play whole games at placement level with an engine and report how it did.
 
 Two protocols:
-  classic    research benchmark: 10x20 (any cell at row 20 or above ends the game), uniformly random pieces,
+  classic    research benchmark: 10x20 (a piece locked with a cell at row 20 or above ends the game, before any
+             line clears, as in Thiery & Scherrer's MDPTetris), uniformly random pieces,
              no hold, no preview, hard drops from spawn only (no soft drop); default lookahead 1 (the current
              piece only; 2 adds an expectation over the unknown next piece).
   guideline  7-bag, hold, 5 previews, SRS, full move generation (soft drops, spins); lock-out or a blocked
@@ -19,7 +20,18 @@ import time
 from dataclasses import dataclass, field
 
 RULE_PROTOCOLS = ("classic", "guideline")
-FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern")
+FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern", "modern-hand")  # built in; any weights/*.toml or path works
+
+
+def _weight_set_name(value: str) -> str:
+    """argparse type: a built-in weight set name or a TOML path that loads."""
+    from ai.eval import WeightSet
+
+    try:
+        WeightSet.load(value)
+    except (ValueError, OSError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
 
 
 @dataclass
@@ -55,8 +67,10 @@ class GameStats:
         }
 
 
-def make_bench_engine(protocol: str, features: str, lookahead: int, engine: str, seed: int, budget_ms: float | None):
-    """The engine a protocol plays with, and the Budget for each move."""
+def make_bench_engine(protocol: str, features, lookahead: int, engine: str, seed: int, budget_ms: float | None,
+                      **engine_kwargs):
+    """The engine a protocol plays with, and the Budget for each move. `features`: a weight set name, a path or an
+    Evaluator; `engine_kwargs` override the engine's constructor arguments (e.g. width)."""
     from ai.search import DEFAULT_TIME_MS, Budget, make_engine
     from game.rules import Rules
 
@@ -70,27 +84,32 @@ def make_bench_engine(protocol: str, features: str, lookahead: int, engine: str,
         kwargs = {"rules": rules, "evaluator": features, "use_hold": True, "soft_drop": True, "seed": seed,
                   "depth": max(1, lookahead)}
         budget = Budget(time_ms=budget_ms if budget_ms is not None else DEFAULT_TIME_MS, depth=max(1, lookahead))
+    kwargs.update(engine_kwargs)
     return make_engine(engine, **kwargs), budget
 
 
 def play_game(
     protocol: str = "guideline",
-    features: str = "modern",
+    features="modern",
     *,
     seed: int = 0,
     max_pieces: int = 1000,
     lookahead: int = 6,
     engine: str = "beam",
     budget_ms: float | None = None,
+    budget=None,
+    **engine_kwargs,
 ) -> GameStats:
-    """Play one seeded game until top-out or `max_pieces`."""
+    """Play one seeded game until top-out or `max_pieces`. `budget` (a search.Budget) replaces the protocol's
+    per-move budget, e.g. a fixed node budget so that training games are deterministic."""
     from ai.search import SearchState
     from game.board import Board
     from game.randomizer import make_randomizer
     from game.scoring import lock_piece
 
     classic = protocol == "classic"
-    bot, budget = make_bench_engine(protocol, features, lookahead, engine, seed, budget_ms)
+    bot, default_budget = make_bench_engine(protocol, features, lookahead, engine, seed, budget_ms, **engine_kwargs)
+    budget = budget or default_budget
     randomizer = make_randomizer("random" if classic else "7bag", seed)
     previews = 0 if classic else 5
     current = randomizer.draw()
@@ -117,6 +136,9 @@ def play_game(
                 hold, current = current, hold
         p = suggestion.placement
         assert p.piece == current
+        if classic and p.mask >> 200:  # the piece does not fit in rows 0..19: game over before its lines clear
+            stats.topped_out = True
+            break
         board, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
         b2b, combo = result.b2b, result.combo
         stats.pieces += 1
@@ -128,7 +150,7 @@ def play_game(
             stats.b2b_clears += result.b2b_bonus
             stats.tspins += p.piece.name == "T" and result.spin != 0
             stats.perfect_clears += result.perfect_clear
-        if result.lock_out or (classic and board.bits >> 200):
+        if result.lock_out:
             stats.topped_out = True
             break
         if queue:
@@ -142,8 +164,9 @@ def play_game(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=3, help="number of seeded games (default 3)")
-    parser.add_argument("--features", choices=FEATURE_SETS, default=None,
-                        help="weight set (default: dellacherie for classic, modern for guideline)")
+    parser.add_argument("--features", type=_weight_set_name, default=None,
+                        help="weight set: a name in ai/weights (dellacherie, el-tetris, bcts, modern, modern-hand, "
+                        "...) or a TOML path (default: dellacherie for classic, modern for guideline)")
     parser.add_argument("--lookahead", type=int, default=None,
                         help="pieces searched per move (default 1 classic, 6 guideline = current + 5 previews)")
     parser.add_argument("--rules", choices=RULE_PROTOCOLS, default="guideline")
@@ -151,7 +174,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed + i")
     parser.add_argument("--engine", choices=("beam", "mcts"), default="beam")
     parser.add_argument("--budget-ms", type=float, default=None,
-                        help="time budget per move (default: the engine default, 10 ms, for guideline; unlimited classic)")
+                        help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
 
 

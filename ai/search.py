@@ -31,7 +31,10 @@ from game.rules import Rules
 from game.scoring import LockResult, lock_piece
 
 DEAD = -1.0e9
-DEFAULT_TIME_MS = 10.0  # with the 15% key-building reserve: about 11 ms per suggestion at the 95th percentile here
+# With the 1.5 ms key-building reserve: 14.5-14.7 ms per suggestion at the 95th percentile on the 2-core dev box
+# (target 16). 10 ms left the beam at depth 1 almost always; 14 ms reaches into the second piece (attack per piece
+# 0.32 -> 0.42 with the modern weights, 0.37 -> 0.41 with modern-hand; 2 x 10,000-piece bench, 2026-11-25).
+DEFAULT_TIME_MS = 14.0
 _ROTATIONS = tuple(Rotation)
 _VISIBLE = (1 << (VISIBLE_HEIGHT * 10)) - 1
 _ROWS_OF = {(piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation}
@@ -140,7 +143,7 @@ class BeamEngine:
         self.depth = depth
         self.use_hold = use_hold and self.rules.hold
         self.soft_drop = soft_drop
-        self.top_out_row = top_out_row  # classic: any cell at or above this row ends the game
+        self.top_out_row = top_out_row  # classic: a piece locked with a cell at or above this row ends the game
         self.rng = random.Random(seed)
         self.default_budget = default_budget or Budget()
         self._board_cache: dict[int, float] = {}
@@ -196,7 +199,10 @@ class BeamEngine:
             bits, result = fast_lock(node.bits, piece, placement.rotation, placement.x, placement.y, placement.spin,
                                      node.b2b, node.combo)
             move = move_value(piece, _ROTATIONS[placement.rotation], placement.x, placement.y, result, node.b2b)
-            dead = result.lock_out or (self.top_out_row is not None and bits >> (10 * self.top_out_row) != 0)
+            # Classic top-out (research rule): the piece itself must lie below top_out_row, before any clear.
+            dead = result.lock_out or (self.top_out_row is not None and
+                                       PIECE_MASKS[piece, placement.rotation, placement.x, placement.y]
+                                       >> (10 * self.top_out_row) != 0)
             board = 0.0 if dead else self._board_value(bits)
             template.append((placement, bits, result.b2b, result.combo, move, dead, board))
         return template

@@ -6,6 +6,12 @@ standard deviation); each generation samples `population` vectors, scores each b
 keeps the elite fraction, refits mean and deviation to the elite and adds noise to the variance (decreasing over
 the generations) so the search does not collapse early. Scoring runs on a multiprocessing pool (spawn context).
 A JSON checkpoint is written after every generation; `--resume FILE` continues from one.
+
+`--rules guideline` scores a vector by guideline games instead (7-bag, hold, 5 previews, SRS with soft drops and
+spins, played by the beam engine with a fixed node budget, depth and width so that games are deterministic and
+fast): fitness = total attack over `max-pieces` pieces, minus `max-pieces` if the game topped out early (a top-out
+costs more than any attack a game can earn, so survival comes first). `--sigma-rel` scales each weight's initial
+deviation with its size (the modern weights span 5 to 1000).
 """
 
 from __future__ import annotations
@@ -21,14 +27,21 @@ from pathlib import Path
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=("cem",), default="cem")
+    parser.add_argument("--rules", choices=("classic", "guideline"), default="classic",
+                        help="classic: lines in greedy classic games; guideline: attack in beam-searched 7-bag games")
+    parser.add_argument("--depth", type=int, default=2, help="guideline: pieces searched per move (default 2)")
+    parser.add_argument("--width", type=int, default=3, help="guideline: beam width (default 3)")
+    parser.add_argument("--nodes", type=int, default=400, help="guideline: node budget per move (default 400)")
+    parser.add_argument("--sigma-rel", type=float, default=0.0,
+                        help="initial deviation of weight w is max(sigma, sigma-rel * |w|) (default 0)")
     parser.add_argument("--games", type=int, default=4, help="games per weight vector (default 4)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--out", default="weights.toml", help="where to write the best weights (TOML)")
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--population", type=int, default=20)
     parser.add_argument("--elite", type=float, default=0.2, help="elite fraction (default 0.2)")
-    parser.add_argument("--base", default="bcts", help="weight set whose features are tuned and whose values "
-                        "start the mean (default bcts)")
+    parser.add_argument("--base", default=None, help="weight set whose features are tuned and whose values "
+                        "start the mean (default bcts for classic, modern-hand for guideline)")
     parser.add_argument("--sigma", type=float, default=5.0, help="initial standard deviation per weight")
     parser.add_argument("--noise", type=float, default=4.0, help="variance noise added at generation 0, "
                         "decreasing linearly towards 0 over the generations")
@@ -43,10 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def play_classic(weights: dict[str, float], seed: int, max_pieces: int, height: int, epsilon: float) -> int:
-    """Lines cleared by greedy one-piece play on a board of `height` rows; uniform random pieces, hard drops."""
+    """Lines cleared by greedy one-piece play on a board of `height` rows; uniform random pieces, hard drops.
+    The game ends when the chosen piece has a cell at or above row `height` (checked before its lines clear)."""
     from ai.eval import LinearEvaluator, WeightSet
     from ai.movegen import generate_raw
     from ai.search import fast_lock
+    from game.board import PIECE_MASKS
     from game.pieces import ALL_PIECES, Rotation
 
     rules = _classic_rules()
@@ -64,20 +79,34 @@ def play_classic(weights: dict[str, float], seed: int, max_pieces: int, height: 
         if epsilon and explore.random() < epsilon:
             choice = explore.choice(sorted(options, key=lambda p: (p.rotation, p.x, p.y)))
             bits, result = fast_lock(bits, piece, choice.rotation, choice.x, choice.y, choice.spin, -1, -1)
+            over = PIECE_MASKS[piece, choice.rotation, choice.x, choice.y] >> limit
         else:
             best = None
             for option in options:
                 after, result = fast_lock(bits, piece, option.rotation, option.x, option.y, option.spin, -1, -1)
                 value = evaluator.move(piece, Rotation(option.rotation), option.x, option.y, result, -1)
-                value += evaluator.board(after) if not after >> limit else -1e9
+                over = PIECE_MASKS[piece, option.rotation, option.x, option.y] >> limit  # before clears
+                value += evaluator.board(after) if not over else -1e9
                 key = (value, -option.rotation, -option.x)
                 if best is None or key > best[0]:
-                    best = (key, after, result)
-            _, bits, result = best
-        lines += result.lines
-        if bits >> limit:
+                    best = (key, after, result, over)
+            _, bits, result, over = best
+        if over:  # the piece does not fit below the top: game over, its lines do not count
             break
+        lines += result.lines
     return lines
+
+
+def play_guideline(weights: dict[str, float], seed: int, max_pieces: int, depth: int, width: int, nodes: int) -> float:
+    """Fitness of one guideline game: total attack, minus `max_pieces` on a top-out before the cap."""
+    from ai.bench import play_game
+    from ai.eval import LinearEvaluator, WeightSet
+    from ai.search import Budget
+
+    evaluator = LinearEvaluator(WeightSet("candidate", weights))
+    stats = play_game("guideline", evaluator, seed=seed, max_pieces=max_pieces, lookahead=depth,
+                      budget=Budget(time_ms=None, max_nodes=nodes, depth=depth), width=width)
+    return stats.attack - (max_pieces if stats.topped_out else 0)
 
 
 _RULES = None
@@ -93,8 +122,11 @@ def _classic_rules():
 
 
 def _score(task: tuple) -> float:
-    """Worker entry: mean lines of one weight vector over its seeded games."""
-    weights, seeds, max_pieces, height, epsilon = task
+    """Worker entry: mean fitness of one weight vector over its seeded games (lines, or attack for guideline)."""
+    weights, seeds, max_pieces, height, epsilon, guideline = task
+    if guideline is not None:
+        depth, width, nodes = guideline
+        return sum(play_guideline(weights, seed, max_pieces, depth, width, nodes) for seed in seeds) / len(seeds)
     return sum(play_classic(weights, seed, max_pieces, height, epsilon) for seed in seeds) / len(seeds)
 
 
@@ -113,18 +145,20 @@ def train(args: argparse.Namespace) -> dict:
     if args.resume:
         state = json.loads(Path(args.resume).read_text())
     else:
-        base = WeightSet.load(args.base)
+        base = WeightSet.load(args.base or ("modern-hand" if args.rules == "guideline" else "bcts"))
         names = sorted(base.weights)
         state = {
+            "rules": args.rules,
             "features": names,
             "mean": [base.weights[n] for n in names],
-            "sigma": [args.sigma] * len(names),
+            "sigma": [max(args.sigma, args.sigma_rel * abs(base.weights[n])) for n in names],
             "generation": 0,
             "rng": args.seed,
             "best": None,
             "history": [],
         }
     names = state["features"]
+    guideline = (args.depth, args.width, args.nodes) if state.get("rules", "classic") == "guideline" else None
     generations = args.generations
     population = args.population
     n_elite = max(1, round(population * args.elite))
@@ -137,7 +171,8 @@ def train(args: argparse.Namespace) -> dict:
                 [m + s * rng.gauss(0.0, 1.0) for m, s in zip(state["mean"], state["sigma"])] for _ in range(population)
             ]
             seeds = [state["rng"] * 7919 + gen * 1000 + g for g in range(args.games)]
-            tasks = [(dict(zip(names, vector)), seeds, args.max_pieces, args.height, args.epsilon) for vector in samples]
+            tasks = [(dict(zip(names, vector)), seeds, args.max_pieces, args.height, args.epsilon, guideline)
+                     for vector in samples]
             scores: list[float] = []
             started = time.perf_counter()
             for score in pool.imap(_score, tasks):
@@ -181,5 +216,6 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {args.out} after {state['generation']} generations; best sample {state['best']['score']:.1f} lines")
+    unit = "attack" if state.get("rules") == "guideline" else "lines"
+    print(f"wrote {args.out} after {state['generation']} generations; best sample {state['best']['score']:.1f} {unit}")
     return 0

@@ -23,7 +23,7 @@ def test_tsd_board_features() -> None:
     # heights 3 3 3 3 0 1 2 2 2 2; one hole at (3, 1) under the overhang.
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
     f = board_features(board.bits)
-    assert f["row_transitions"] == 6  # each of the 3 rows: 2
+    assert f["row_transitions"] == 6 + 2 * 17  # each of the 3 rows: 2; the 17 empty rows above: 2 each (walls)
     assert f["column_transitions"] == 12  # column 3: 3, every other column: 1 (floor or top)
     assert f["holes"] == 1
     assert f["hole_depth"] == 1
@@ -38,7 +38,7 @@ def test_tsd_board_features() -> None:
 
 def test_empty_board() -> None:
     f = board_features(0)
-    assert f["row_transitions"] == 0
+    assert f["row_transitions"] == 2 * 20  # every empty row has the two wall transitions
     assert f["column_transitions"] == 10  # floor to empty cell, once per column
     assert f["holes"] == f["wells"] == f["bumpiness"] == f["max_height"] == 0
 
@@ -59,7 +59,7 @@ def test_deep_well_and_stacked_holes() -> None:
     assert f["hole_depth"] == 2 + 2
     assert f["rows_with_holes"] == 2
     # Rows: the bottom two have 4 changes (wall|_X...X_|wall), the top two 2.
-    assert f["row_transitions"] == 4 + 4 + 2 + 2
+    assert f["row_transitions"] == 4 + 4 + 2 + 2 + 2 * 16
     # Column 0: floor->empty, empty->filled, filled->empty at top = 3; columns 1-8: 1 each; column 9: 1.
     assert f["column_transitions"] == 3 + 8 + 1
 
@@ -89,7 +89,7 @@ def test_move_features_tetris_and_b2b() -> None:
     assert g["clear1"] == 1 and g["b2b_break"] == 1
 
 
-@pytest.mark.parametrize("name", ["dellacherie", "el-tetris", "bcts", "modern"])
+@pytest.mark.parametrize("name", ["dellacherie", "el-tetris", "bcts", "modern", "modern-hand", "cem-classic"])
 def test_weight_sets_load(name: str) -> None:
     evaluator = load_evaluator(name)
     assert isinstance(evaluator, Evaluator)
@@ -112,19 +112,20 @@ def test_weight_set_round_trip(tmp_path) -> None:
 def test_dellacherie_value_by_hand() -> None:
     evaluator = LinearEvaluator(WeightSet.load("dellacherie"))
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
-    # -row(6) - column(12) - 4 * holes(1) - wells(1)
-    assert evaluator.board(board.bits) == -6 - 12 - 4 - 1
+    # -row(6 + 2 for each of the 17 empty rows) - column(12) - 4 * holes(1) - wells(1)
+    assert evaluator.board(board.bits) == -(6 + 34) - 12 - 4 - 1
 
 
 def test_row_pass_matches_column_definition() -> None:
-    """The fast one-pass features equal the plain column-by-column definitions on random jagged fields."""
+    """The whole-board features equal the plain column-by-column definitions on random jagged fields (some taller
+    than the 20 visible rows)."""
     import random
 
     from ai.eval import board_features_by_columns
 
     rng = random.Random(5)
     for _ in range(300):
-        top = rng.randint(0, 16)
+        top = rng.randint(0, 24)
         bits = 0
         for x in range(10):
             for y in range(rng.randint(0, top)):
@@ -163,3 +164,20 @@ def test_tslot_shape_being_built() -> None:
     building = Board.from_rows(["XXXX______", "XXX____XXX", "XXXX_XXXX_"])  # the rows have other gaps still
     assert (board_features(ready.bits)["tsd_slots"], board_features(ready.bits)["tslot_shapes"]) == (1, 0)
     assert (board_features(building.bits)["tsd_slots"], board_features(building.bits)["tslot_shapes"]) == (0, 1)
+
+
+def test_row_transitions_count_the_empty_rows_of_the_field() -> None:
+    """Thiery & Scherrer's definition: all 20 rows, walls filled, so an empty row counts 2. Raising the stack by a
+    row whose only transitions are the walls must not change the feature (it used to cost 2 more: only rows up to
+    the stack height were counted, a hidden height penalty that made Dellacherie top out early)."""
+    low = Board.from_rows(["_XXXXXXXXX"])
+    high = Board.from_rows(["_XXXXXXXXX", "_XXXXXXXXX"])
+    assert board_features(low.bits)["row_transitions"] == 2 + 2 * 19  # wall|_ then _|X ... X|wall: 2
+    assert board_features(high.bits)["row_transitions"] == 2 + 2 + 2 * 18
+    # Hand count on a ragged field: rows (bottom up) "X_X_XXXXXX" = 4 (X|_, _|X, X|_, _|X) and "X_________" = 2
+    # (X|_, _|wall); 18 empty rows above.
+    ragged = Board.from_rows(["X_________", "X_X_XXXXXX"])
+    assert board_features(ragged.bits)["row_transitions"] == 4 + 2 + 36
+    # A field above the visible 20 rows: no negative empty-row term.
+    tall = Board.from_rows(["X_________"] * 22)
+    assert board_features(tall.bits)["row_transitions"] == 2 * 22

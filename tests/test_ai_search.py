@@ -113,3 +113,53 @@ def test_panic_mode_switches_weights_on_a_high_field() -> None:
         assert (info["panic"], info["evaluator"]) == (panic, name)
     never = BeamEngine(evaluator="modern", panic_evaluator=None)
     assert not never.suggest(SearchState(high, Piece.I, None, (), bag_state=()), Budget(time_ms=None, depth=1)).info["panic"]
+
+
+def test_classic_top_out_is_checked_before_the_lines_clear() -> None:
+    """Research rule: a piece must lie within rows 0..19 when it locks. J pointing down at (8, 20) fills row 19's
+    last cell and clears it, after which the rest of the J would sit inside the field; it still ends the game."""
+    from ai.search import DEAD
+
+    rules = Rules.named("srs", hold=False)
+    field = Board.from_rows(["XXXXXXXXX_"] + ["XXXXXXXX_X"] * 19)
+    placements = {(p.rotation, p.x, p.y) for p in generate_raw(field.bits, Piece.J, rules, soft_drop=False)}
+    assert (Rotation.SOUTH, 8, 20) in placements
+    after, result = lock_piece(field, Piece.J, Rotation.SOUTH, 8, 20, Spin.NONE, -1, -1)
+    assert result.lines == 1 and not after.bits >> 200  # inside the field only after the clear
+    engine = BeamEngine(rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, depth=1,
+                        panic_evaluator=None)
+    suggestion = engine.suggest(SearchState(field, Piece.J, randomizer="random"), Budget(time_ms=None, depth=1))
+    assert suggestion is not None and suggestion.score < DEAD / 2
+
+
+def test_classic_hard_drops_from_spawn_reach_every_column_and_rotation() -> None:
+    """The classic bench moves pieces with SRS at the spawn row (20) and hard-drops them; the research benchmark
+    drops every (rotation, column) straight down. With row 20 empty (otherwise the game is over) the two give the
+    same placements inside rows 0..19, on random ragged fields with holes up to row 19."""
+    from game.board import PIECE_MASKS
+    from game.movement import drop_y
+
+    rules = Rules.named("srs", hold=False)
+    rng = random.Random(11)
+    for _ in range(60):
+        bits = 0
+        for x in range(10):
+            for y in range(rng.randint(0, 19)):
+                if rng.random() < 0.9:
+                    bits |= 1 << (10 * y + x)
+        for y in range(20):
+            if (bits >> (10 * y)) & 1023 == 1023:
+                bits &= ~(1023 << (10 * y))  # no full rows on a real field
+        for piece in Piece:
+            dropped = set()
+            for rot in Rotation:
+                for x in range(-3, 13):
+                    start = PIECE_MASKS.get((piece, rot, x, 24))
+                    if start is None or start & bits:
+                        continue
+                    mask = PIECE_MASKS[piece, rot, x, drop_y(bits, piece, rot, x, 24)]
+                    if not mask >> 200:
+                        dropped.add(mask)
+            moved = {PIECE_MASKS[piece, Rotation(p.rotation), p.x, p.y]
+                     for p in generate_raw(bits, piece, rules, soft_drop=False)}
+            assert {m for m in moved if not m >> 200} == dropped, (Board(bits), piece)
