@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from game.board import Bitboard
+from game.board import Bitboard, filled_columns
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
 from game.scoring import LockResult
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 _COL_FULL = (1 << 40) - 1
-_ROW_BITS = [tuple(x for x in range(10) if row >> x & 1) for row in range(1024)]
 
 
 def _row_transitions(row: int) -> int:
@@ -70,17 +69,7 @@ ALL_FEATURES = BOARD_FEATURES + MOVE_FEATURES
 
 def columns_filled(bits: Bitboard) -> list[int]:
     """The board transposed: for each column x, an int with bit y set where (x, y) is filled."""
-    filled = [0] * 10
-    y = 0
-    while bits:
-        row = bits & 1023
-        if row:
-            bit = 1 << y
-            for x in _ROW_BITS[row]:
-                filled[x] |= bit
-        bits >>= 10
-        y += 1
-    return filled
+    return filled_columns(bits)
 
 
 def _runs_value(mask: int) -> int:

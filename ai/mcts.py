@@ -18,7 +18,7 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from ai.search import DEAD, BeamEngine, Budget, SearchState, Suggestion, _Node, _OutOfTime
+from ai.search import DEAD, BeamEngine, Budget, SearchState, Suggestion, _Node, _OutOfTime, deadline_for
 from game.pieces import Piece
 from game.randomizer import RANDOMIZERS
 
@@ -52,8 +52,7 @@ class MctsEngine(BeamEngine):
         panic = self._use_evaluator(state)
         self._stop_at = None
         started = time.perf_counter()
-        # As in the beam search, keep part of the budget for the chosen move's key sequence.
-        deadline = started + (budget.time_ms - min(1.5, 0.15 * budget.time_ms)) / 1000 if budget.time_ms is not None else None
+        deadline = deadline_for(budget, started)
         seq = (state.current,) + tuple(state.queue)
         root_node = _Node(0.0, 0.0, state.board.bits, state.hold, 0, state.b2b, state.combo, None)
         kids = self._expand(root_node, seq, allow_hold=state.hold_available)

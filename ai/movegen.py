@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.board import PIECE_MASKS, Bitboard, Board
+from game.board import PIECE_MASKS, Bitboard, Board, filled_columns
 from game.finesse import Key, Placement
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
@@ -32,7 +32,6 @@ _XS = 32
 _ROW = 1023
 _COL_FULL = (1 << 40) - 1
 _LOW = [(1 << p) - 1 for p in range(64)]
-_ROW_BITS = [tuple(x for x in range(10) if row >> x & 1) for row in range(1024)]
 
 # Key codes used inside the search (indexes into _KEYS).
 LEFT, RIGHT, DAS_LEFT, DAS_RIGHT, CW, CCW, FLIP, SOFT = range(8)
@@ -119,17 +118,7 @@ def _tables(piece: Piece, rules: Rules) -> _PieceTables:
 
 def column_sets(bits: Bitboard) -> list[int]:
     """The board transposed: for each column x, an int with bit y set where (x, y) is empty (40 rows)."""
-    filled = [0] * 10
-    y = 0
-    while bits:
-        row = bits & _ROW
-        if row:
-            bit = 1 << y
-            for x in _ROW_BITS[row]:
-                filled[x] |= bit
-        bits >>= 10
-        y += 1
-    return [_COL_FULL ^ column for column in filled]
+    return [_COL_FULL ^ column for column in filled_columns(bits)]
 
 
 def shifted_columns(bits: Bitboard) -> list[list[int]]:

@@ -75,6 +75,14 @@ class Suggestion:
     info: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
+def deadline_for(budget: Budget, started: float) -> float | None:
+    """When the search must stop (perf_counter time), keeping a little of the budget for building the chosen
+    move's key sequence (one full generate call); None without a time limit."""
+    if budget.time_ms is None:
+        return None
+    return started + (budget.time_ms - min(1.5, 0.15 * budget.time_ms)) / 1000
+
+
 class Engine(Protocol):
     name: str
 
@@ -245,8 +253,7 @@ class BeamEngine:
         panic = self._use_evaluator(state)
         self._stop_at = None
         started = time.perf_counter()
-        # Keep a little of the budget for building the chosen move's key sequence (one full generate call).
-        deadline = started + (budget.time_ms - min(1.5, 0.15 * budget.time_ms)) / 1000 if budget.time_ms is not None else None
+        deadline = deadline_for(budget, started)
         max_depth = min(self.depth, budget.depth) if budget.depth is not None else self.depth
         seq = (state.current,) + tuple(state.queue)
         root = _Node(0.0, 0.0, state.board.bits, state.hold, 0, state.b2b, state.combo, None)

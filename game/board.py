@@ -49,6 +49,25 @@ def piece_mask(piece: Piece, rotation: Rotation, x: int, y: int) -> Bitboard | N
     return PIECE_MASKS.get((piece, rotation, x, y))
 
 
+# For each 10-bit row, the columns that are set in it.
+ROW_COLUMNS: tuple[tuple[int, ...], ...] = tuple(tuple(x for x in range(WIDTH) if row >> x & 1) for row in range(1 << WIDTH))
+
+
+def filled_columns(bits: Bitboard) -> list[int]:
+    """The board transposed: for each column x, an int with bit y set where (x, y) is filled."""
+    filled = [0] * WIDTH
+    y = 0
+    while bits:
+        row = bits & ROW_MASK
+        if row:
+            bit = 1 << y
+            for x in ROW_COLUMNS[row]:
+                filled[x] |= bit
+        bits >>= WIDTH
+        y += 1
+    return filled
+
+
 def row_of(bits: Bitboard, y: int) -> int:
     """Row y as a 10-bit mask (bit x = column x)."""
     return (bits >> (y * WIDTH)) & ROW_MASK
