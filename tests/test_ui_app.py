@@ -89,3 +89,13 @@ def test_main_without_subcommand_opens_the_app(tmp_path, monkeypatch):
     monkeypatch.setenv("STACKCOACH_FRAMES", "2")
     assert main.main([]) == 0
     assert (tmp_path / "menu.png").is_file()
+
+
+def test_the_window_size_the_player_left_is_remembered(app) -> None:
+    from settings import load_settings
+    from ui.app import remember_window_size
+
+    remember_window_size(app, (1000, 640))
+    assert tuple(load_settings(app.settings_file).settings.display.window_size) == (1000, 640)
+    remember_window_size(app, (10, 10))  # outside the allowed range: not remembered, no error
+    assert tuple(load_settings(app.settings_file).settings.display.window_size) == (1000, 640)

@@ -23,7 +23,7 @@ from typing import Any
 
 import pygame
 
-from settings import Settings, load_settings, save_settings
+from settings import Settings, SettingsError, change, load_settings, save_settings
 from ui import render as R
 from ui.input import Gamepads, InputState, KeyMap
 from ui.scene import SceneManager
@@ -237,6 +237,7 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
     scripted = bool(screenshot or script)
     pygame.init()
     app: App | None = None
+    resized_to: tuple[int, int] | None = None  # the last size the player gave the window
     try:
         app = App(settings_path=settings_path)
         flags = pygame.RESIZABLE | (pygame.FULLSCREEN if app.settings.display.fullscreen and not scripted else 0)
@@ -269,6 +270,8 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
             for event in pygame.event.get():
                 if event.type == pygame.VIDEORESIZE:
                     screen = pygame.display.get_surface()
+                    if not scripted and not app.settings.display.fullscreen:
+                        resized_to = (event.w, event.h)
                 app.dispatch(event)
             if runner is not None:
                 runner.frame(app, screen)
@@ -299,8 +302,20 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
     finally:
         if app is not None:
             app.close_worker()  # the worker never outlives the window (quit, Ctrl+C or an exception)
+            if resized_to is not None:
+                remember_window_size(app, resized_to)
         R.clear_caches()
         pygame.quit()
+
+
+def remember_window_size(app: App, size: tuple[int, int]) -> None:
+    """Save the window size the player left, so the next start opens the same window (out of range: ignored)."""
+    if tuple(app.settings.display.window_size) == size:
+        return
+    try:
+        app.update_settings(change(app.settings, "display", window_size=size))
+    except SettingsError:
+        pass  # a size outside the allowed range is simply not remembered
 
 
 def main(argv: list[str] | None = None) -> int:
