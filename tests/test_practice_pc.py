@@ -204,3 +204,21 @@ def test_pc_practice_menu_starts_loop_and_setup_runs(app):
     play = app.scenes.top
     assert play.start.setup == f"{name} (mirror)"
     assert play.game.board.bits == menu.setup.board(mirrored=True).bits
+
+
+def test_quitting_practice_from_pause_keeps_the_attempt(app):
+    from ui.menus import PauseScene
+
+    player = _Player(app)
+    grace = next(s for s in load_setups() if s.key == "grace")
+    scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 5), 5)
+    player.scene = scene
+    app.scenes.push(scene)
+    player.executor = KeyExecutor([Key.HARD_DROP])
+    assert _run_until(app, lambda: scene.game.stats.pieces == 1)
+    pause = PauseScene(app, scene)
+    app.scenes.push(pause)
+    pause.quit_to_title()
+    assert app.scenes.top.name == "title"
+    stats = app.store.pc_stats("Grace system")
+    assert (stats.attempts, stats.pcs) == (1, 0)

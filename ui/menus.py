@@ -206,12 +206,16 @@ class PauseScene(Scene):
         items = [Item("Resume", app.scenes.pop), Item("Restart", self.restart), Item("Settings", self.settings)]
         if play.game.stats.pieces:
             items.append(Item("End run (results)", self.end_run))
-        items.append(Item("Quit to title", lambda: app.scenes.reset(TitleScene(app))))
+        items.append(Item("Quit to title", self.quit_to_title))
         self.menu = Menu(items, 470, 250, 340)
 
     def restart(self) -> None:
         self.app.scenes.pop()
         self.play.restart()
+
+    def quit_to_title(self) -> None:
+        self.play.save_attempts()  # PC-practice attempts are kept even when the run is abandoned
+        self.app.scenes.reset(TitleScene(self.app))
 
     def settings(self) -> None:
         from ui.settings_screen import SettingsScene

@@ -74,11 +74,7 @@ class PlayScene(Scene):
 
     # --- game lifecycle -----------------------------------------------------------------------------------
     def new_game(self, seed: int | None = None) -> None:
-        if not getattr(self, "saved", True):  # a restart ends the PC attempt in progress
-            self._record_open_attempt()
-        if self.pc_attempts:
-            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
-            self.pc_attempts = []
+        self.save_attempts()  # a restart ends the PC attempt in progress
         settings = self.app.settings
         self.config, self.problems = game_config(settings, self.mode)
         self.seed = seed if seed is not None else self.app.new_seed()
@@ -276,6 +272,15 @@ class PlayScene(Scene):
             pieces=int(s["pieces"]), lines=int(s["lines"]), score=int(s["score"]), pps=round(s["pps"], 3),
             apm=round(s["apm"], 2), kpp=round(s["kpp"], 3), finesse=int(s["finesse"]),
         )
+
+    def save_attempts(self) -> None:
+        """Store this run's PC-practice attempts (the one in progress counts as failed); used on restart and on
+        leaving the game without finishing it."""
+        if not getattr(self, "saved", True):
+            self._record_open_attempt()
+        if self.pc_attempts:
+            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
+            self.pc_attempts = []
 
     def _record_open_attempt(self) -> None:
         """A PC attempt that had pieces placed but no PC yet counts as a failed attempt."""
