@@ -7,6 +7,11 @@ Times every piece on a fixed set of fields (hand-written typical mid-game fields
 seeded cave-rich ones; the first two groups are the same fields as before the cave group was added) and
 prints the median time per piece for both generators, the ratio, and the placements found (the two lists
 must be equal, placement for placement).
+
+A second table puts the search's pure-Python generator (ai.movegen.generate_raw) beside the compiled port
+(ai.jit_movegen.placements, Python wrapper included) on the same fields; their (cells, spin) sets must be equal.
+It is preceded by the jit warm-up time (a compile, or a load from numba's cache) and by the cost of three ways
+of handing the board to a kernel. `--no-reference` skips the slow first table.
 """
 
 from __future__ import annotations
@@ -21,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.movegen import generate
-from game.board import Board
+from ai.movegen import generate, generate_raw
+from game.board import FULL_MASK, PIECE_MASKS, Board, filled_columns
 from game.finesse import find_placements
-from game.pieces import Piece
+from game.pieces import Piece, Rotation
 from game.rules import Rules
 
 FIELDS: dict[str, list[str]] = {
@@ -130,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--180", dest="allow_180", action="store_true")
     parser.add_argument("--harddrop", action="store_true")
     parser.add_argument("--against", metavar="FILE", help="also time another movegen.py, taking turns with this one")
+    parser.add_argument("--no-reference", action="store_true", help="skip the table against find_placements")
     args = parser.parse_args(argv)
     other = load_generate(args.against) if args.against else None
     rules = Rules.named(args.rules, allow_180=args.allow_180)
@@ -140,17 +146,24 @@ def main(argv: list[str] | None = None) -> int:
         "random": [random_field(rng) for _ in range(args.random)],
     }
     groups["overhang"] = [overhang_field(random.Random(7 + i)) for i in range(args.random)]
+    print(f"rules {rules.rotation.name}{' +180' if args.allow_180 else ''}, {'soft drop' if soft else 'hard drop only'}, "
+          f"best of {args.repeat} per (field, piece)")
+    if not args.no_reference and reference_table(groups, rules, soft, args.repeat, other):
+        return 1
+    return compare_jit(groups, rules, soft, args.repeat)
+
+
+def reference_table(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: int, other) -> int:
+    """The first table: ai.movegen.generate (and --against) against the reference. Returns 1 on a mismatch."""
     for fields in groups.values():  # build the per-piece tables outside the timing
         for piece in Piece:
             for fn in (generate, other) if other else (generate,):
                 fn(fields[0] if fields else 0, piece, rules, soft_drop=soft)
-    print(f"rules {rules.rotation.name}{' +180' if args.allow_180 else ''}, {'soft drop' if soft else 'hard drop only'}, "
-          f"best of {args.repeat} per (field, piece)")
     header = f"{'fields':<9}{'n':>4}{'placements':>12}{'fast med ms':>13}{'fast p95':>10}{'ref med ms':>12}{'ratio':>8}"
     print(header + (f"{'other med ms':>14}{'other p95':>11}" if other else ""))
     for name, fields in groups.items():
         fns = [generate, other] if other else [generate]
-        (fast, *rest), results_fast = time_per_piece(fns, fields, rules, soft, args.repeat)
+        (fast, *rest), results_fast = time_per_piece(fns, fields, rules, soft, repeat)
         (ref,), results_ref = time_per_piece([find_placements], fields, rules, soft, 1)
         if results_fast != results_ref:
             bad = sum(a != b for a, b in zip(results_fast, results_ref))
@@ -164,6 +177,75 @@ def main(argv: list[str] | None = None) -> int:
         if rest:
             line += f"{statistics.median(rest[0]):>14.3f}{percentile95(rest[0]):>11.3f}"
         print(line)
+    return 0
+
+
+def board_input_costs(fields: list[int], loops: int = 2000) -> dict[str, float]:
+    """Microseconds per board for ways of handing a field to a kernel, each including a call of the same trivial
+    jitted function: the 52 bytes object as it is (what ai.jit_movegen passes), those bytes viewed by numpy, or
+    the board transposed in Python (game.board.filled_columns) into an int64 array."""
+    import numpy as np
+    from numba import njit
+
+    @njit(nogil=True)
+    def touch(board):
+        return board[0]
+
+    ways = {
+        "bytes": lambda bits: touch((bits & FULL_MASK).to_bytes(52, "little")),
+        "bytes+frombuffer": lambda bits: touch(np.frombuffer((bits & FULL_MASK).to_bytes(52, "little"), np.uint8)),
+        "filled_columns+np.array": lambda bits: touch(np.array(filled_columns(bits), dtype=np.int64)),
+    }
+    costs = {}
+    rounds = loops // len(fields) + 1
+    for name, convert in ways.items():
+        convert(fields[0])  # compiles touch for this argument type
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for _ in range(rounds):
+                for bits in fields:
+                    convert(bits)
+            best = min(best, time.perf_counter() - start)
+        costs[name] = best / (rounds * len(fields)) * 1e6
+    return costs
+
+
+def compare_jit(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: int) -> int:
+    """The second table: ai.movegen.generate_raw against ai.jit_movegen.placements. Returns 1 on a mismatch."""
+    try:
+        from ai import jit_movegen
+    except ImportError as error:
+        print(f"jit: skipped ({error})")
+        return 0
+    start = time.perf_counter()
+    jit_movegen.warm_up()
+    print(f"jit warm-up {time.perf_counter() - start:.2f} s (compile, or load from numba's cache)")
+    for fields in groups.values():  # per-piece tables for both, outside the timing
+        for piece in Piece:
+            generate_raw(fields[0] if fields else 0, piece, rules, soft_drop=soft)
+            jit_movegen.placements(fields[0] if fields else 0, piece, rules, soft)
+    every = [bits for fields in groups.values() for bits in fields]
+    costs = board_input_costs(every)
+    print("board to kernel (us, with a trivial call): " + ", ".join(f"{k} {v:.2f}" for k, v in costs.items()))
+    print(f"{'fields':<9}{'n':>4}{'py found':>10}{'jit found':>11}{'py raw med ms':>15}{'jit med ms':>12}"
+          f"{'jit p95':>9}{'ratio':>8}")
+    fns = [generate_raw, jit_movegen.placements]
+    for name, fields in groups.items():
+        (py, jit), results_py = time_per_piece(fns, fields, rules, soft, repeat)
+        found_py = found_jit = 0
+        for result, (bits, piece) in zip(results_py, [(bits, piece) for bits in fields for piece in Piece]):
+            expected = {(PIECE_MASKS[piece, Rotation(r.rotation), r.x, r.y], int(r.spin)) for r in result}
+            got = jit_movegen.placements(bits, piece, rules, soft)
+            cells = {(PIECE_MASKS[piece, Rotation(rot), x, y], spin) for rot, x, y, spin in got}
+            if cells != expected or len(got) != len(cells):
+                print(f"MISMATCH: {name}: jit differs from generate_raw for {piece.name} on\n{Board(bits)}")
+                return 1
+            found_py += len(result)
+            found_jit += len(got)
+        py_med, jit_med = statistics.median(py), statistics.median(jit)
+        print(f"{name:<9}{len(fields):>4}{found_py:>10}{found_jit:>11}{py_med:>15.3f}{jit_med:>12.4f}"
+              f"{percentile95(jit):>9.4f}{py_med / jit_med:>7.1f}x")
     return 0
 
 
