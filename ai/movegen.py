@@ -85,7 +85,11 @@ class _PieceTables:
                 entries = []
                 for index, (dx, dy) in enumerate(tests):
                     kx, ky = written[index] if written is not None and index < len(written) else (dx, dy)
-                    entries.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy, abs(kx) == 1 and abs(ky) == 2))
+                    # xi must stay in lo..hi (its own rotation's columns) for this test to be looked up at all:
+                    # user tables may kick further than the 8 spare columns on each side.
+                    lo, hi = max(0, -dx), min(_XS - 1, _XS - 1 - dx)
+                    entries.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy, abs(kx) == 1 and abs(ky) == 2,
+                                    lo, hi))
                 options.append((code, int(end), tuple(entries)))
             self.kicks.append(options)
         # Canonical id per state index (rot << 11 | xi << 6 | p); -1 where out of bounds.
@@ -304,10 +308,10 @@ def _search(
                     push(t)
         xi = idx & 31
         for rcode, _end, tests in kicks[s >> 11]:
-            for fidx, dy, _delta, fin in tests:
+            for fidx, dy, _delta, fin, lo, hi in tests:
                 q = p + dy
                 nidx = fidx + xi
-                if fit[nidx] >> q & 1:  # the first kick test that fits wins
+                if q >= 0 and lo <= xi <= hi and fit[nidx] >> q & 1:  # the first kick test that fits wins
                     t = (nidx << 6) | q
                     # The spin of locking right here; only a grounded arrival can score one.
                     if want_spins and not (fit[nidx] >> (q - 1) & 1):
@@ -408,7 +412,7 @@ def _reachable_landings(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: b
     idx0 = int(Rotation.NORTH) * _XS + rules.spawn_x + _XOFF
     p0 = rules.spawn_y + _YOFF
     reach = [0] * (4 * _XS)
-    if not (fit[idx0] >> p0 & 1):
+    if not (0 <= rules.spawn_x + _XOFF < _XS and 0 <= p0 < 64) or not (fit[idx0] >> p0 & 1):
         return tables, reach
     kicks = tables.kicks
     reach[idx0] = 1 << p0
@@ -446,9 +450,9 @@ def _reachable_landings(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: b
                 xi = i & 31
                 for _code, end, tests in kicks[rot]:
                     left = new
-                    for fidx, dy, _delta, _fin in tests:
+                    for fidx, dy, _delta, _fin, lo, hi in tests:
                         nidx = fidx + xi
-                        free = fit[nidx]
+                        free = fit[nidx] if lo <= xi <= hi else 0
                         if dy >= 0:
                             ok = left & (free >> dy)
                             moved = ok << dy

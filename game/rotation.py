@@ -14,6 +14,7 @@ form; the engine adds the difference of the piece's state offsets (SRS's I and O
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -63,8 +64,12 @@ class RotationSystem:
 
     @cached_property
     def fingerprint(self) -> int:
-        """A value equal for equal kick tests, also across processes (unlike id()); used in cache keys."""
-        return hash(tuple(sorted((int(p), int(a), int(b), tests) for (p, a, b), tests in self.tests.items())))
+        """A value equal for equal kick tests and written tables, also across processes (unlike id() or a hash of
+        strings); used in cache keys. The written table counts: it decides which kicks are the TST/fin kick."""
+        tests = sorted((int(p), int(a), int(b), tests) for (p, a, b), tests in self.tests.items())
+        written = sorted((int(p), name, kicks) for (p, name), kicks in self.table.items())
+        digest = hashlib.blake2b(repr((tests, written)).encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little")
 
     def kicks(self, piece: Piece, start: Rotation, end: Rotation) -> tuple[Cell, ...]:
         """Positions offsets to try, in order, when turning `piece` from `start` to `end`."""
