@@ -34,7 +34,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from game.board import Bitboard, filled_columns
 from game.movement import Spin
@@ -237,6 +237,7 @@ def board_features(bits: Bitboard) -> dict[str, float]:
     cover |= cover >> 40
     cover |= cover >> 80
     cover |= cover >> 160
+    cover |= cover >> 320  # 63 rows in all: every row of the 40-row field
     hole_mask = cover & ~bits
     holes = hole_mask.bit_count()
     hole_depth = rows_with_holes = 0
@@ -380,6 +381,9 @@ class LinearEvaluator:
 
     weights: WeightSet
     name: str = field(init=False)
+    # A lock that clears nothing is worth a value fixed by piece, rotation and spin plus a constant times y
+    # (search tabulates it instead of calling move for every quiet lock).
+    linear_moves: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         self.name = self.weights.name
