@@ -20,8 +20,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ai.eval import Evaluator, load_evaluator
-from ai.movegen import RawPlacement, generate, generate_raw
+from ai.eval import Evaluator, LinearEvaluator, load_evaluator
+from ai.movegen import generate, generate_raw
 from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
 from game.finesse import Key, Placement
 from game.movement import Spin
@@ -31,11 +31,12 @@ from game.rules import Rules
 from game.scoring import LockResult, lock_piece
 
 DEAD = -1.0e9
-# With the 1.5 ms key-building reserve: 14.5-14.7 ms per suggestion at the 95th percentile on the 2-core dev box
-# (target 16). 10 ms left the beam at depth 1 almost always; 14 ms reaches into the second piece (attack per piece
-# 0.32 -> 0.42 with the modern weights, 0.37 -> 0.41 with modern-hand; 2 x 10,000-piece bench, 2026-11-25).
+# With the 1.5 ms key-building reserve: ~14.5 ms per suggestion at the 95th percentile on the 2-core dev box
+# (target 16). With the compiled move generator and evaluator (ai.jit_*) a width-3 beam finishes all six known
+# pieces in ~4 ms, so the default beam is 6 wide (bench numbers in README's AI section and the closing note).
 DEFAULT_TIME_MS = 14.0
 _ROTATIONS = tuple(Rotation)
+_SPINS = tuple(Spin)
 _VISIBLE = (1 << (VISIBLE_HEIGHT * 10)) - 1
 _ROWS_OF = {(piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation}
 
@@ -103,6 +104,48 @@ def fast_lock(bits: int, piece: Piece, rot: int, x: int, y: int, spin: Spin, b2b
                               (), not (mask & _VISIBLE))
 
 
+Raw = tuple[int, int, int, int]  # a placement as search keeps it: rotation, x, y, spin (ints)
+
+
+def _python_placements(bits: int, piece: Piece, rules: Rules, soft_drop: bool) -> list[Raw]:
+    return [(p.rotation, p.x, p.y, int(p.spin)) for p in generate_raw(bits, piece, rules, soft_drop=soft_drop)]
+
+
+def accelerated_modules() -> list[Any]:
+    """The compiled-kernel modules search can use ([] without numba)."""
+    try:
+        from ai import jit_eval, jit_movegen
+    except ImportError:
+        return []
+    return [jit_movegen, jit_eval]
+
+
+def placement_source(accelerate: bool = True) -> Callable[[int, Piece, Rules, bool], list[Raw]]:
+    """The placement generator search uses: the compiled one (ai.jit_movegen) unless `accelerate` is False or
+    numba is missing, else the pure-Python ai.movegen (same placements; tested)."""
+    if accelerate:
+        try:
+            from ai import jit_movegen
+        except ImportError:
+            return _python_placements
+        return jit_movegen.placements
+    return _python_placements
+
+
+def _evaluator(evaluator: Evaluator | str, accelerate: bool) -> Evaluator:
+    """A weight set name or evaluator, as the evaluator search runs: linear ones get the compiled board half
+    (ai.jit_eval, same values) when `accelerate` and numba is there."""
+    if isinstance(evaluator, str):
+        evaluator = load_evaluator(evaluator)
+    if accelerate and type(evaluator) is LinearEvaluator:
+        try:
+            from ai.jit_eval import JitLinearEvaluator
+        except ImportError:
+            return evaluator
+        return JitLinearEvaluator(evaluator.weights)
+    return evaluator
+
+
 class _OutOfTime(Exception):
     """The budget ran out inside a node expansion (below the first level)."""
 
@@ -116,7 +159,7 @@ class _Node:
     index: int  # position in the known sequence (current + queue) of this node's current piece
     b2b: int
     combo: int
-    first: tuple[RawPlacement, bool, Piece] | None  # root move: placement, hold used, piece placed
+    first: tuple[Raw, bool, Piece] | None  # root move: placement, hold used, piece placed
     dead: bool = False
 
 
@@ -130,7 +173,7 @@ class BeamEngine:
         rules: Rules | None = None,
         evaluator: Evaluator | str = "modern",
         *,
-        width: int = 3,
+        width: int = 6,
         depth: int = 6,
         use_hold: bool = True,
         soft_drop: bool = True,
@@ -139,12 +182,13 @@ class BeamEngine:
         default_budget: Budget | None = None,
         panic_height: int = 10,
         panic_evaluator: Evaluator | str | None = "bcts",
+        accelerate: bool = True,
     ) -> None:
         self.rules = rules or Rules.named("srs")
-        self.evaluator = load_evaluator(evaluator) if isinstance(evaluator, str) else evaluator
+        self.evaluator = _evaluator(evaluator, accelerate)
         # Panic mode: on a field this high, play for survival with another weight set (None: never).
         self._normal = self.evaluator
-        self._panic = load_evaluator(panic_evaluator) if isinstance(panic_evaluator, str) else panic_evaluator
+        self._panic = _evaluator(panic_evaluator, accelerate) if panic_evaluator is not None else None
         self.panic_height = panic_height
         self._caches: dict[int, tuple[dict, dict]] = {}
         self.width = width
@@ -158,16 +202,10 @@ class BeamEngine:
         self._expansions: dict[tuple, list[tuple]] = {}
         self._stop_at: float | None = None
         self._models: dict[str, Randomizer] = {}
+        self._quiet: dict[tuple, list] = {}
+        self._placements = placement_source(accelerate)
 
     # --- helpers ----------------------------------------------------------------------------------------------
-    def _board_value(self, bits: int) -> float:
-        value = self._board_cache.get(bits)
-        if value is None:
-            if len(self._board_cache) > 200_000:
-                self._board_cache.clear()
-            value = self._board_cache[bits] = self.evaluator.board(bits)
-        return value
-
     def _model(self, key: str) -> Randomizer:
         if key not in self._models:
             self._models[key] = RANDOMIZERS[key](0)
@@ -197,23 +235,62 @@ class BeamEngine:
         return out
 
     def _template(self, node: _Node, piece: Piece) -> list[tuple]:
-        move_value = self.evaluator.move
-        stop_at = self._stop_at
-        clock = time.perf_counter
+        if self._stop_at is not None and time.perf_counter() >= self._stop_at:
+            raise _OutOfTime
+        evaluator = self.evaluator
+        move_value = evaluator.move
+        quiet = self._quiet_moves(piece) if getattr(evaluator, "linear_moves", False) else None
+        bits0, b2b, combo = node.bits, node.b2b, node.combo
+        top_out = self.top_out_row
+        rows_of = _ROWS_OF
         template = []
-        for placement in generate_raw(node.bits, piece, self.rules, soft_drop=self.soft_drop):
-            if stop_at is not None and clock() >= stop_at:
-                raise _OutOfTime
-            bits, result = fast_lock(node.bits, piece, placement.rotation, placement.x, placement.y, placement.spin,
-                                     node.b2b, node.combo)
-            move = move_value(piece, _ROTATIONS[placement.rotation], placement.x, placement.y, result, node.b2b)
+        for raw in self._placements(bits0, piece, self.rules, self.soft_drop):
+            rot, x, y, spin = raw
+            mask = PIECE_MASKS[piece, rot, x, y]
+            bits = bits0 | mask
+            for dy in rows_of[piece, rot]:
+                if (bits >> (10 * (y + dy))) & 1023 == 1023:
+                    bits, result = fast_lock(bits0, piece, rot, x, y, _SPINS[spin], b2b, combo)
+                    move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
+                    template.append((raw, bits, result.b2b, result.combo, move, result.lock_out, 0.0))
+                    break
+            else:  # no line clear: the B2B chain stays, the combo ends, and the move value is a table lookup
+                lock_out = not (mask & _VISIBLE)
+                if quiet is not None:
+                    move = quiet[rot][spin] + quiet[4] * y
+                else:
+                    result = LockResult(piece, 0, _SPINS[spin], b2b, False, -1, False, 0, 0, (), lock_out)
+                    move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
+                template.append((raw, bits, b2b, -1, move, lock_out, 0.0))
+        if top_out is not None:
             # Classic top-out (research rule): the piece itself must lie below top_out_row, before any clear.
-            dead = result.lock_out or (self.top_out_row is not None and
-                                       PIECE_MASKS[piece, placement.rotation, placement.x, placement.y]
-                                       >> (10 * self.top_out_row) != 0)
-            board = 0.0 if dead else self._board_value(bits)
-            template.append((placement, bits, result.b2b, result.combo, move, dead, board))
-        return template
+            template = [entry[:5] + (True, 0.0) if PIECE_MASKS[(piece,) + entry[0][:3]] >> (10 * top_out) else entry
+                        for entry in template]
+        cache = self._board_cache
+        if len(cache) > 200_000:
+            cache.clear()
+        missing = list({entry[1] for entry in template if not entry[5] and entry[1] not in cache})
+        if missing:
+            many = getattr(evaluator, "board_many", None)
+            values = many(missing) if many is not None else [evaluator.board(bits) for bits in missing]
+            cache.update(zip(missing, values))
+        return [entry if entry[5] else entry[:6] + (cache[entry[1]],) for entry in template]
+
+    def _quiet_moves(self, piece: Piece) -> list:
+        """Move values of a lock that clears nothing, for evaluators that declare `linear_moves` (such a lock's value
+        depends only on rotation and spin plus a constant times y): [rot][spin] = the value at y = 0, [4] = the
+        value per row. Probed from the evaluator itself, cached per evaluator and piece."""
+        key = (id(self.evaluator), piece)
+        table = self._quiet.get(key)
+        if table is None:
+            move = self.evaluator.move
+            def quiet_value(rot: int, y: int, spin: Spin) -> float:
+                result = LockResult(piece, 0, spin, -1, False, -1, False, 0, 0, (), False)
+                return move(piece, _ROTATIONS[rot], 4, y, result, -1)
+            per_row = quiet_value(0, 1, Spin.NONE) - quiet_value(0, 0, Spin.NONE)
+            table = [[quiet_value(rot, 0, spin) for spin in _SPINS] for rot in range(4)] + [per_row]
+            self._quiet[key] = table
+        return table
 
     def _expand(self, node: _Node, seq: tuple[Piece, ...], allow_hold: bool = True) -> list[_Node]:
         """Children placing the node's current piece, or (with hold) the held / next piece instead."""
@@ -332,9 +409,10 @@ class BeamEngine:
              "engine": self.name, "evaluator": self.evaluator.name, "panic": panic},
         )
 
-    def _placement_of(self, bits: int, piece: Piece, raw: RawPlacement) -> Placement:
+    def _placement_of(self, bits: int, piece: Piece, raw: Raw) -> Placement:
+        rot, x, y, spin = raw
         for placement in generate(bits, piece, self.rules, soft_drop=self.soft_drop):
-            if placement.spin is raw.spin and placement.mask == PIECE_MASKS[piece, raw.rotation, raw.x, raw.y]:
+            if placement.spin == spin and placement.mask == PIECE_MASKS[piece, rot, x, y]:
                 return placement
         raise RuntimeError("placement vanished between search and key lookup")  # generate/generate_raw agree
 
@@ -370,7 +448,7 @@ def _pick(level: list[_Node], rng: random.Random) -> _Node:
     ties = [node for node in level if node.value == top]
     if len(ties) == 1:
         return ties[0]
-    ties.sort(key=lambda n: (n.first[0].rotation, n.first[0].x, n.first[0].y, int(n.first[0].spin), n.first[1]))
+    ties.sort(key=lambda n: (n.first[0], n.first[1]))
     return rng.choice(ties)
 
 

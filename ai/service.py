@@ -17,6 +17,15 @@ _engines: dict[tuple, Engine] = {}
 QUICK_BUDGET_MS = 2.0
 
 
+def warm_up() -> None:
+    """Compile the accelerated kernels (or load them from numba's on-disk cache) before the worker says READY,
+    so the first hint of a session is not late. Seconds on the very first run, well under one afterwards."""
+    from ai.search import accelerated_modules
+
+    for module in accelerated_modules():
+        module.warm_up()
+
+
 def engine_for(snapshot: Snapshot, name: str = "beam", weights: str = "modern", drop: str = "softdrop") -> Engine:
     key = (name, weights, drop, snapshot.rules.cache_key())
     engine = _engines.get(key)

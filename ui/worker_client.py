@@ -140,12 +140,14 @@ class WorkerClient:
         spawn: Callable[[], WorkerHandle] = spawn_process_worker,
         *,
         deadline_s: float = 3.0,
-        startup_s: float = 15.0,
+        startup_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._spawn = spawn
         self._deadline = deadline_s
-        self._startup = startup_s  # a new worker may take a while to import the engines before it says READY
+        # A new worker imports the engines and compiles their numba kernels before it says READY: ~1 s from numba's
+        # cache, 10-20 s the very first time (the cache is then written, so this happens once per install).
+        self._startup = startup_s
         self._ready = False
         self._clock = clock
         self._handle: WorkerHandle | None = None
