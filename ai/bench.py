@@ -98,6 +98,7 @@ def play_game(
     engine: str = "beam",
     budget_ms: float | None = None,
     budget=None,
+    height: int = 20,
     **engine_kwargs,
 ) -> GameStats:
     """Play one seeded game until top-out or `max_pieces`. `budget` (a search.Budget) replaces the protocol's
@@ -108,6 +109,10 @@ def play_game(
     from game.scoring import lock_piece
 
     classic = protocol == "classic"
+    if classic and lookahead == 1 and engine == "beam" and budget is None and budget_ms is None:
+        return play_classic(features, seed=seed, max_pieces=max_pieces, height=height, **engine_kwargs)
+    if classic:
+        engine_kwargs.setdefault("top_out_row", height)
     bot, default_budget = make_bench_engine(protocol, features, lookahead, engine, seed, budget_ms, **engine_kwargs)
     budget = budget or default_budget
     randomizer = make_randomizer("random" if classic else "7bag", seed)
@@ -136,7 +141,7 @@ def play_game(
                 hold, current = current, hold
         p = suggestion.placement
         assert p.piece == current
-        if classic and p.mask >> 200:  # the piece does not fit in rows 0..19: game over before its lines clear
+        if classic and p.mask >> (10 * height):  # the piece is not inside the board: game over before its lines clear
             stats.topped_out = True
             break
         board, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
@@ -162,6 +167,53 @@ def play_game(
     return stats
 
 
+def play_classic(
+    features="dellacherie", *, seed: int = 0, max_pieces: int = 1000, height: int = 20, epsilon: float = 0.0,
+    accelerate: bool = True,
+) -> GameStats:
+    """One seeded classic game of greedy one-piece play, lean enough for games of millions of pieces: uniform
+    random pieces, hard drops, 10 columns, `height` rows (a piece locked with a cell at row `height` or above ends
+    the game before its lines clear). Equal values go to the fewest rotations, then the leftmost x (a fixed rule,
+    so a game is a function of its seed). With `epsilon`, that share of moves is a random placement (training)."""
+    import random
+
+    from ai.search import BeamEngine
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    bot = BeamEngine(Rules.named("srs", hold=False), features, use_hold=False, soft_drop=False, top_out_row=height,
+                     panic_evaluator=None, accelerate=accelerate, seed=seed)
+    randomizer = make_randomizer("random", seed)
+    explore = random.Random(seed ^ 0x5EED)
+    stats = GameStats(seed)
+    bits = 0
+    clock = time.perf_counter
+    started = clock()
+    while stats.pieces < max_pieces:
+        t0 = clock()
+        options = bot.options(bits, randomizer.draw())
+        if not options:
+            stats.topped_out = True
+            break
+        if epsilon and explore.random() < epsilon:
+            choice = explore.choice(sorted(options, key=lambda option: option[0]))
+        else:
+            choice = max(options, key=lambda option: (option[2], -option[0][0], -option[0][1]))
+        stats.move_ms.append((clock() - t0) * 1000)
+        if choice[3]:  # above the top: game over, its lines do not count
+            stats.topped_out = True
+            break
+        lines = (bits.bit_count() + 4 - choice[1].bit_count()) // 10
+        bits = choice[1]
+        stats.pieces += 1
+        if lines:
+            stats.lines += lines
+            stats.clears += 1
+            stats.difficult_clears += lines == 4
+    stats.seconds = clock() - started
+    return stats
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=3, help="number of seeded games (default 3)")
     parser.add_argument("--features", type=_weight_set_name, default=None,
@@ -175,6 +227,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("beam", "mcts"), default="beam")
     parser.add_argument("--budget-ms", type=float, default=None,
                         help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)")
+    parser.add_argument("--height", type=int, default=20,
+                        help="classic: board height (default 20; smaller boards end games sooner, as in the literature)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
 
 
@@ -193,19 +247,19 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for i in range(args.games):
         stats = play_game(args.rules, features, seed=args.seed + i, max_pieces=args.max_pieces, lookahead=lookahead,
-                          engine=args.engine, budget_ms=args.budget_ms)
+                          engine=args.engine, budget_ms=args.budget_ms, height=args.height)
         rows.append(stats.summary())
         if not args.json:
             print(f"\rgame {i + 1}/{args.games} done", flush=True, end="", file=sys.stderr)
     mean = _mean(rows)
     if args.json:
         print(json.dumps({"rules": args.rules, "features": features, "lookahead": lookahead, "engine": args.engine,
-                          "max_pieces": args.max_pieces, "games": rows, "mean": mean}))
+                          "max_pieces": args.max_pieces, "height": args.height, "games": rows, "mean": mean}))
         return 0
     columns = list(rows[0])
     print(file=sys.stderr)
     print(f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
-          f"cap {args.max_pieces} pieces")
+          f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else ""))
     print("  ".join(f"{c:>10}" for c in columns))
     for row in rows:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))

@@ -292,6 +292,13 @@ class BeamEngine:
             self._quiet[key] = table
         return table
 
+    def options(self, bits: int, piece: Piece, b2b: int = -1, combo: int = -1) -> list[tuple[Raw, int, float, bool]]:
+        """Every placement of `piece` on the field `bits` as (placement, field after it, its one-piece value =
+        move value + board value, whether it ends the game): greedy one-piece play without a search."""
+        self._use_evaluator(SearchState(Board(bits), piece))
+        root = _Node(0.0, 0.0, bits, None, 0, b2b, combo, None)
+        return [(kid.first[0], kid.bits, kid.value, kid.dead) for kid in self._children(root, piece, None, 1, False)]
+
     def _expand(self, node: _Node, seq: tuple[Piece, ...], allow_hold: bool = True) -> list[_Node]:
         """Children placing the node's current piece, or (with hold) the held / next piece instead."""
         i = node.index

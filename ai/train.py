@@ -56,45 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def play_classic(weights: dict[str, float], seed: int, max_pieces: int, height: int, epsilon: float) -> int:
-    """Lines cleared by greedy one-piece play on a board of `height` rows; uniform random pieces, hard drops.
-    The game ends when the chosen piece has a cell at or above row `height` (checked before its lines clear)."""
+    """Lines cleared by greedy one-piece play on a board of `height` rows (ai.bench.play_classic): uniform random
+    pieces, hard drops; the game ends when the chosen piece has a cell at or above row `height`."""
+    from ai.bench import play_classic as play
     from ai.eval import LinearEvaluator, WeightSet
-    from ai.movegen import generate_raw
-    from ai.search import fast_lock
-    from game.board import PIECE_MASKS
-    from game.pieces import ALL_PIECES, Rotation
 
-    rules = _classic_rules()
     evaluator = LinearEvaluator(WeightSet("candidate", weights))
-    rng = random.Random(seed)
-    explore = random.Random(seed ^ 0x5EED)
-    bits = 0
-    lines = 0
-    limit = height * 10
-    for _ in range(max_pieces):
-        piece = rng.choice(ALL_PIECES)
-        options = generate_raw(bits, piece, rules, soft_drop=False)
-        if not options:
-            break
-        if epsilon and explore.random() < epsilon:
-            choice = explore.choice(sorted(options, key=lambda p: (p.rotation, p.x, p.y)))
-            bits, result = fast_lock(bits, piece, choice.rotation, choice.x, choice.y, choice.spin, -1, -1)
-            over = PIECE_MASKS[piece, choice.rotation, choice.x, choice.y] >> limit
-        else:
-            best = None
-            for option in options:
-                after, result = fast_lock(bits, piece, option.rotation, option.x, option.y, option.spin, -1, -1)
-                value = evaluator.move(piece, Rotation(option.rotation), option.x, option.y, result, -1)
-                over = PIECE_MASKS[piece, option.rotation, option.x, option.y] >> limit  # before clears
-                value += evaluator.board(after) if not over else -1e9
-                key = (value, -option.rotation, -option.x)
-                if best is None or key > best[0]:
-                    best = (key, after, result, over)
-            _, bits, result, over = best
-        if over:  # the piece does not fit below the top: game over, its lines do not count
-            break
-        lines += result.lines
-    return lines
+    return play(evaluator, seed=seed, max_pieces=max_pieces, height=height, epsilon=epsilon).lines
 
 
 def play_guideline(weights: dict[str, float], seed: int, max_pieces: int, depth: int, width: int, nodes: int) -> float:
@@ -107,18 +75,6 @@ def play_guideline(weights: dict[str, float], seed: int, max_pieces: int, depth:
     stats = play_game("guideline", evaluator, seed=seed, max_pieces=max_pieces, lookahead=depth,
                       budget=Budget(time_ms=None, max_nodes=nodes, depth=depth), width=width)
     return stats.attack - (max_pieces if stats.topped_out else 0)
-
-
-_RULES = None
-
-
-def _classic_rules():
-    global _RULES
-    if _RULES is None:
-        from game.rules import Rules
-
-        _RULES = Rules.named("srs", hold=False)
-    return _RULES
 
 
 def _score(task: tuple) -> float:

@@ -163,3 +163,42 @@ def test_classic_hard_drops_from_spawn_reach_every_column_and_rotation() -> None
             moved = {PIECE_MASKS[piece, Rotation(p.rotation), p.x, p.y]
                      for p in generate_raw(bits, piece, rules, soft_drop=False)}
             assert {m for m in moved if not m >> 200} == dropped, (Board(bits), piece)
+
+
+@pytest.mark.parametrize("accelerate", [True, False])
+def test_options_are_one_piece_values_of_every_placement(accelerate: bool) -> None:
+    """options(): each hard-drop placement once, its field after the lock, move + board value, and dead above the
+    top-out row; the compiled and the pure-Python kernels give the same list."""
+    from ai.eval import load_evaluator
+    from game.board import PIECE_MASKS
+
+    rules = Rules.named("srs", hold=False)
+    engine = BeamEngine(rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, panic_evaluator=None,
+                        accelerate=accelerate)
+    evaluator = load_evaluator("dellacherie")
+    options = engine.options(WELL.bits, Piece.I)
+    assert len(options) == len(generate_raw(WELL.bits, Piece.I, rules, soft_drop=False))
+    for (rot, x, y, spin), after, value, dead in options:
+        board, result = lock_piece(WELL, Piece.I, Rotation(rot), x, y, Spin(spin), -1, -1)
+        assert after == board.bits and not dead
+        expected = evaluator.move(Piece.I, Rotation(rot), x, y, result, -1) + evaluator.board(after)
+        assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    best = max(options, key=lambda option: option[2])
+    assert best[1] == 0  # the vertical I in the well clears all four rows
+    high = Board.from_rows(["XXXX_XXXXX"] * 18 + ["XXXXXXXXX_"] * 1)
+    dead = [option for option in engine.options(high.bits, Piece.O) if option[3]]
+    assert dead and all(PIECE_MASKS[(Piece.O,) + option[0][:3]] >> 200 for option in dead)
+
+
+def test_classic_games_are_seeded_and_end_at_the_board_height() -> None:
+    from ai.bench import play_classic
+
+    first = play_classic("dellacherie", seed=5, max_pieces=3000, height=6)
+    again = play_classic("dellacherie", seed=5, max_pieces=3000, height=6)
+    assert (first.lines, first.pieces) == (again.lines, again.pieces)
+    assert first.topped_out and first.pieces < 3000  # a 6-row board ends a game within a few hundred pieces
+    # Cells in, cells out: every piece adds 4 cells and every line removes 10, and the game ends with a stack
+    # below the top, so lines can't exceed (4 * pieces) / 10.
+    assert 0 < first.lines <= 4 * first.pieces // 10
+    pure = play_classic("dellacherie", seed=5, max_pieces=3000, height=6, accelerate=False)
+    assert (pure.lines, pure.pieces) == (first.lines, first.pieces)
