@@ -52,6 +52,7 @@ def test_real_worker_answers_restarts_and_leaves_nothing_behind() -> None:
         legal = {(p.rotation, p.x, p.y) for p in find_placements(snapshot().board, Piece.I, Rules())}
         assert (move.rotation, move.x, move.y) in legal
         assert move.x == 9  # the obvious quad: the I stood up in the well
+        assert client.status.state == "ok"  # READY came before the answer
         first_pid = client.pid
         assert first_pid is not None and pid_alive(first_pid)
 

@@ -208,6 +208,7 @@ def test_a_starting_worker_gets_the_startup_deadline_not_the_answer_deadline() -
         now[0] = 2.0
         client.poll()
         assert len(spawned) == 1 and client.status.restarts == 0  # past 1 s, but it has not said READY yet
+        assert client.status.state == "starting"  # the Coach panel says "AI starting…" meanwhile
         now[0] = 6.0
         client.poll()
         assert client.status.restarts == 1 and "5.0 s" in client.status.last_problem

@@ -200,6 +200,8 @@ class WorkerClient:
             while handle.connection.poll(0):
                 message = handle.connection.recv()
                 self._ready = True
+                if self.status.state == "starting":
+                    self.status.state = "ok"  # READY (or anything) arrived: the engines are loaded and compiled
                 if isinstance(message, Pong):
                     continue
                 kind = ANSWER_KIND.get(type(message))
@@ -247,7 +249,7 @@ class WorkerClient:
         except Exception as error:  # noqa: BLE001 - a failed start is one more fault to retry
             self._schedule_retry(f"could not start the worker: {error}")
             return False
-        self.status.state = "ok" if self.status.restarts == 0 else "restarting"
+        self.status.state = "starting" if self.status.restarts == 0 else "restarting"
         now = self._clock()
         for kind, request in list(self._latest.items()):
             if kind in self._sent_at:
