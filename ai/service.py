@@ -12,8 +12,8 @@ from collections.abc import Callable
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
+from game.rules import Rules, per_rules
 
-_engines: dict[tuple, Engine] = {}
 QUICK_BUDGET_MS = 2.0
 
 
@@ -27,14 +27,13 @@ def warm_up() -> None:
 
 
 def engine_for(snapshot: Snapshot, name: str = "beam", weights: str = "modern", drop: str = "softdrop") -> Engine:
-    key = (name, weights, drop, snapshot.rules.cache_key())
-    engine = _engines.get(key)
-    if engine is None:
-        if len(_engines) > 8:
-            _engines.clear()
-        engine = make_engine(name, rules=snapshot.rules, evaluator=weights, soft_drop=drop != "harddrop")
-        _engines[key] = engine
-    return engine
+    """The engine kept for these rules, engine name, weights and drop mode (its caches stay warm between requests)."""
+    return _engine(snapshot.rules, name, weights, drop)
+
+
+@per_rules()
+def _engine(rules: Rules, name: str, weights: str, drop: str) -> Engine:
+    return make_engine(name, rules=rules, evaluator=weights, soft_drop=drop != "harddrop")
 
 
 def search_state(snapshot: Snapshot) -> SearchState:

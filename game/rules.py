@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any, TypeVar
 
 from game.rotation import RotationSystem, builtin_system
 
@@ -44,3 +48,32 @@ class Rules:
         from game.rotation import resolve_system
 
         return cls(rotation=resolve_system(rotation), **kwargs)
+
+
+T = TypeVar("T")
+
+
+def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator: `build(rules, *args)` made once per (rules.cache_key(), args) and shared. Solvers and engines keep
+    memos that are only valid under the rules they were built for, so a change of rules gets a fresh one; at most
+    `limit` are kept (the cache starts over past that: players switch rules rarely)."""
+
+    def wrap(build: Callable[..., T]) -> Callable[..., T]:
+        made: dict[tuple, T] = {}
+        signature = inspect.signature(build)
+
+        @functools.wraps(build)
+        def shared(rules: Rules, *args: Any, **kwargs: Any) -> T:
+            bound = signature.bind(rules, *args, **kwargs)
+            bound.apply_defaults()  # f(rules) and f(rules, default) share one entry
+            key = (rules.cache_key(), *bound.args[1:])
+            found = made.get(key)
+            if found is None:
+                if len(made) >= limit:
+                    made.clear()
+                found = made[key] = build(*bound.args)
+            return found
+
+        return shared
+
+    return wrap

@@ -34,12 +34,12 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         raw[key] = value.strip()
 
     kicks: dict[str, dict[str, list[list[int]]]] = {}
-    for key in raw:  # values are resolved through references, so the key is what we need
+    for key, written in raw.items():  # values may refer to other keys: _resolve follows them
         value = _resolve(key, raw, source)
         tests = _TEST.findall(value)
         leftover = _TEST.sub("", value).strip()
         if not tests or leftover:
-            raise KickTableError(f"{source}: {key}: cannot read kick tests from {raw[key]!r}")
+            raise KickTableError(f"{source}: {key}: cannot read kick tests from {written!r}")
         piece, start, end = _KEY.match(key).groups()  # type: ignore[union-attr]
         if start == end:
             raise KickTableError(f"{source}: {key}: a rotation must change the state")

@@ -234,3 +234,21 @@ class TestUserTables:
     def test_unknown_builtin_name(self) -> None:
         with pytest.raises(KickTableError, match="cannot read"):
             Rules.named("ars")
+
+
+def test_per_rules_shares_one_value_per_rules_key() -> None:
+    from game.rules import Rules, per_rules
+
+    built = []
+
+    @per_rules(limit=2)
+    def thing(rules: Rules, soft_drop: bool = True) -> object:
+        built.append((rules.rotation.name, soft_drop))
+        return object()
+
+    srs = thing(Rules.named("srs"))
+    assert thing(Rules.named("srs"), True) is srs and thing(Rules.named("srs"), soft_drop=True) is srs
+    assert thing(Rules.named("srs"), False) is not srs
+    assert thing(Rules.named("srs+")) is not srs
+    assert len(built) == 3  # the third distinct key went past the limit of 2: the cache started over
+    assert thing(Rules.named("srs")) is not srs and len(built) == 4

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ai.pc.field import REGION, clear_full_rows, has_overhang
 from game.board import WIDTH, Bitboard
 from game.pieces import SHAPES, Piece, Rotation
-from game.rules import Rules
+from game.rules import Rules, per_rules
 
 SKY = 4  # rows above the field top a state may climb to (kicks upward) and still be expanded
 _ROT = 4096
@@ -220,15 +220,7 @@ def _ORDER(child: Child) -> tuple:
     return (not child.hard, child.mask.bit_length())
 
 
-_GENERATORS: dict[tuple, MoveGenerator] = {}
-
-
+@per_rules()
 def for_rules(rules: Rules, soft_drop: bool = True) -> MoveGenerator:
     """The shared generator (and memo) for these rules; a change of rules starts a fresh one."""
-    key = (rules.cache_key(), soft_drop)
-    gen = _GENERATORS.get(key)
-    if gen is None:
-        if len(_GENERATORS) > 8:
-            _GENERATORS.clear()
-        gen = _GENERATORS[key] = MoveGenerator(rules, soft_drop)
-    return gen
+    return MoveGenerator(rules, soft_drop)

@@ -22,7 +22,7 @@ from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
 from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
-from game.rules import Rules
+from game.rules import Rules, per_rules
 
 
 class PCInputError(ValueError):
@@ -239,15 +239,7 @@ class Searcher:
         return Solution(tuple(steps), leftover)
 
 
-_SEARCHERS: dict[tuple, Searcher] = {}
-
-
+@per_rules()
 def searcher_for(rules: Rules, soft_drop: bool = True) -> Searcher:
     """One searcher (and dead-state memo) per rules key; a change of rules gets a fresh one."""
-    key = (rules.cache_key(), soft_drop)
-    found = _SEARCHERS.get(key)
-    if found is None:
-        if len(_SEARCHERS) > 8:
-            _SEARCHERS.clear()
-        found = _SEARCHERS[key] = Searcher(rules, soft_drop)
-    return found
+    return Searcher(rules, soft_drop)
