@@ -9,12 +9,13 @@ on their own. `close()` (also run at exit) never leaves a worker process behind.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from ai.protocol import (
     Answer,
@@ -264,10 +265,8 @@ class WorkerClient:
     def _fault(self, problem: str) -> None:
         handle, self._handle = self._handle, None
         if handle is not None:
-            try:
+            with contextlib.suppress(Exception):  # it may be gone already
                 handle.kill()
-            except Exception:  # noqa: BLE001 - it may be gone already
-                pass
         self.status.restarts += 1
         self._schedule_retry(problem)
 
@@ -295,7 +294,7 @@ class WorkerClient:
             handle.stop()
         atexit.unregister(self.close)
 
-    def __enter__(self) -> WorkerClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
