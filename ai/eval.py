@@ -107,15 +107,13 @@ def _t_slots(rows: list[int], top: int) -> tuple[int, int]:
             if ((above >> (x - 1)) & 1 or (above >> (x + 1)) & 1) and not (above >> x) & 1:
                 tsd += 1
         # TST: T vertical, stem into the side; rows y-1 and y+1 single hole at x, row y holes x and x+-1.
-        if y + 1 < len(rows) - 1:
-            upper = rows[y + 1]
-            if upper == below:
-                for side in (-1, 1):
-                    sx = x + side
-                    if 0 <= sx <= 9 and row == 1023 ^ ((1 << x) | (1 << sx)):
-                        roof = rows[y + 2]
-                        if (roof >> x) & 1 == 0 and 0 <= x - side <= 9 and (roof >> (x - side)) & 1:
-                            tst += 1
+        if rows[y + 1] == below:  # rows holds 3 empty rows above the top, so y + 2 <= top + 2 exists
+            for side in (-1, 1):
+                sx = x + side
+                if 0 <= sx <= 9 and row == 1023 ^ ((1 << x) | (1 << sx)):
+                    roof = rows[y + 2]
+                    if (roof >> x) & 1 == 0 and 0 <= x - side <= 9 and (roof >> (x - side)) & 1:
+                        tst += 1
     return tsd, tst
 
 

@@ -96,7 +96,7 @@ def _t_slots(rows, top):
             above = rows[y + 1]
             if (((above >> (x - 1)) & 1) != 0 or ((above >> (x + 1)) & 1) != 0) and ((above >> x) & 1) == 0:
                 tsd += 1
-        if rows[y + 1] == below:  # ai.eval's `y + 1 < len(rows) - 1` always holds (y <= top)
+        if rows[y + 1] == below:
             for side in (-1, 1):
                 sx = x + side
                 if 0 <= sx <= 9 and row == (1023 ^ ((1 << x) | (1 << sx))):
