@@ -33,7 +33,7 @@ from game.scoring import LockResult, lock_piece
 DEAD = -1.0e9
 # With the 1.5 ms key-building reserve: ~14.5 ms per suggestion at the 95th percentile on the 2-core dev box
 # (target 16). With the compiled move generator and evaluator (ai.jit_*) a width-3 beam finishes all six known
-# pieces in ~4 ms, so the default beam is 6 wide (bench numbers in README's AI section and the closing note).
+# pieces in ~4 ms, so the default beam is 6 wide (its bench is in the header of ai/weights/modern.toml).
 DEFAULT_TIME_MS = 14.0
 _ROTATIONS = tuple(Rotation)
 _SPINS = tuple(Spin)
