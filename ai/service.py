@@ -6,7 +6,9 @@ mode change. Suggestions stream: a quick one-piece answer first, then the full s
 
 from __future__ import annotations
 
+import threading
 import time
+import traceback
 from collections.abc import Callable
 
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
@@ -17,23 +19,49 @@ from game.rules import Rules, per_rules
 QUICK_BUDGET_MS = 2.0
 
 
+# Set once the compiled kernels are loaded; until then engines run on the pure-Python generator and evaluator
+# (the same moves, fewer nodes per millisecond), so a freshly started worker answers at once.
+_kernels_ready = threading.Event()
+
+
 def warm_up() -> None:
-    """Compile the accelerated kernels (or load them from numba's on-disk cache) before the worker says READY,
-    so the first hint of a session is not late. Seconds on the very first run, well under one afterwards."""
+    """Compile the accelerated kernels, or load them from numba's on-disk cache (about 1 s; 10-20 s the very first
+    time after an install), then let engines use them. Without numba, engines stay pure Python."""
     from ai.search import accelerated_modules
 
-    for module in accelerated_modules():
+    modules = accelerated_modules()
+    for module in modules:
         module.warm_up()
+    if modules:
+        _kernels_ready.set()
+
+
+def start_warm_up() -> threading.Thread:
+    """warm_up in a background thread (the worker's way: restarting after a crash must not wait for it)."""
+
+    def load() -> None:
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 - no kernels then: the pure-Python engines keep answering
+            traceback.print_exc()
+
+    thread = threading.Thread(target=load, name="warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def kernels_ready() -> bool:
+    return _kernels_ready.is_set()
 
 
 def engine_for(snapshot: Snapshot, name: str = "beam", weights: str = "modern", drop: str = "softdrop") -> Engine:
     """The engine kept for these rules, engine name, weights and drop mode (its caches stay warm between requests)."""
-    return _engine(snapshot.rules, name, weights, drop)
+    return _engine(snapshot.rules, name, weights, drop, kernels_ready())
 
 
 @per_rules()
-def _engine(rules: Rules, name: str, weights: str, drop: str) -> Engine:
-    return make_engine(name, rules=rules, evaluator=weights, soft_drop=drop != "harddrop")
+def _engine(rules: Rules, name: str, weights: str, drop: str, accelerate: bool) -> Engine:
+    return make_engine(name, rules=rules, evaluator=weights, soft_drop=drop != "harddrop", accelerate=accelerate)
 
 
 def search_state(snapshot: Snapshot) -> SearchState:

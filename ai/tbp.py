@@ -221,7 +221,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ai.service import suggest_moves
+    from ai.service import suggest_moves, warm_up
     from game.rotation import KickTableError
 
     try:
@@ -229,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
     except KickTableError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    warm_up()  # before the bot says anything: a frontend's clock starts at "ready"
     bot = TbpBot(suggest_moves, budget_ms=args.budget_ms, rules=rules)
     run_lines(bot, sys.stdin, sys.stdout)
     return 0

@@ -74,9 +74,9 @@ def serve(transport: Transport, handler: Handler | None = None) -> None:
     """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first."""
     if handler is None:
         from ai.service import handle as handler  # the real engines, imported in the worker only
-        from ai.service import warm_up
+        from ai.service import start_warm_up
 
-        warm_up()
+        start_warm_up()
     try:
         transport.send(Pong(READY))
     except (EOFError, OSError):

@@ -214,3 +214,22 @@ def test_a_starting_worker_gets_the_startup_deadline_not_the_answer_deadline() -
         assert client.status.restarts == 1 and "5.0 s" in client.status.last_problem
     finally:
         client.close()
+
+
+def test_engines_run_pure_python_until_the_kernels_are_loaded(monkeypatch) -> None:
+    """A fresh worker answers at once with the pure-Python engine; once warm_up has loaded the compiled kernels,
+    new engines use them (with a node budget both choose the same move: the kernels compute the same values)."""
+    import ai.service as service
+    from ai.search import Budget
+    from ai.search import _python_placements
+
+    monkeypatch.setattr(service, "_kernels_ready", threading.Event())
+    cold = service.engine_for(snapshot())
+    assert cold._placements is _python_placements
+    service.start_warm_up().join(timeout=120)
+    assert service.kernels_ready()
+    warm = service.engine_for(snapshot())
+    assert warm is not cold and warm._placements is not _python_placements
+    state = service.search_state(snapshot())
+    budget = Budget(time_ms=None, max_nodes=300, depth=2)
+    assert cold.suggest(state, budget).placement == warm.suggest(state, budget).placement  # same nodes, same move

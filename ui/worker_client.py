@@ -141,13 +141,12 @@ class WorkerClient:
         spawn: Callable[[], WorkerHandle] = spawn_process_worker,
         *,
         deadline_s: float = 3.0,
-        startup_s: float = 60.0,
+        startup_s: float = 15.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._spawn = spawn
         self._deadline = deadline_s
-        # A new worker imports the engines and compiles their numba kernels before it says READY: ~1 s from numba's
-        # cache, 10-20 s the very first time (the cache is then written, so this happens once per install).
+        # A new worker imports the engines before it says READY (the compiled kernels load after, in the background)
         self._startup = startup_s
         self._ready = False
         self._clock = clock
