@@ -92,18 +92,6 @@ class Engine(Protocol):
         ...
 
 
-def fast_lock(bits: int, piece: Piece, rot: int, x: int, y: int, spin: Spin, b2b: int, combo: int) -> tuple[int, LockResult]:
-    """lock_piece on bitboards: a plain bit-or when no row fills (the common case), lock_piece otherwise."""
-    mask = PIECE_MASKS[piece, rot, x, y]
-    placed = bits | mask
-    for dy in _ROWS_OF[piece, rot]:
-        if (placed >> (10 * (y + dy))) & 1023 == 1023:
-            after, result = lock_piece(Board(bits), piece, Rotation(rot), x, y, spin, b2b, combo)
-            return after.bits, result
-    return placed, LockResult(piece, 0, spin, b2b, False, -1, False, 0, 100 * (spin is Spin.MINI) + 400 * (spin is Spin.FULL),
-                              (), not (mask & _VISIBLE))
-
-
 Raw = tuple[int, int, int, int]  # a placement as search keeps it: rotation, x, y, spin (ints)
 
 
@@ -249,8 +237,9 @@ class BeamEngine:
             mask = PIECE_MASKS[piece, rot, x, y]
             bits = bits0 | mask
             for dy in rows_of[piece, rot]:
-                if (bits >> (10 * (y + dy))) & 1023 == 1023:
-                    bits, result = fast_lock(bits0, piece, rot, x, y, _SPINS[spin], b2b, combo)
+                if (bits >> (10 * (y + dy))) & 1023 == 1023:  # a row fills: the full lock, with its scoring
+                    after, result = lock_piece(Board(bits0), piece, _ROTATIONS[rot], x, y, _SPINS[spin], b2b, combo)
+                    bits = after.bits
                     move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
                     template.append((raw, bits, result.b2b, result.combo, move, result.lock_out, 0.0))
                     break

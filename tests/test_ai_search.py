@@ -7,7 +7,7 @@ import random
 import pytest
 
 from ai.movegen import generate_raw
-from ai.search import BeamEngine, Budget, SearchState, fast_lock, make_engine
+from ai.search import BeamEngine, Budget, SearchState, make_engine
 from game.board import Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
@@ -85,22 +85,34 @@ def test_make_engine_by_name() -> None:
         make_engine("nope")
 
 
-def test_fast_lock_matches_lock_piece() -> None:
+@pytest.mark.parametrize("accelerate", [True, False])
+def test_search_locks_like_lock_piece_and_values_like_the_evaluator(accelerate: bool) -> None:
+    """What search records for each placement (field after, B2B and combo chains, lock-out, move value, field value)
+    equals lock_piece and the evaluator itself, clears or not (quiet locks take a table, clears the full lock)."""
+    from ai.eval import load_evaluator
+    from ai.search import _Node
+
     rules = Rules.named("srs")
+    engine = BeamEngine(rules, "modern", accelerate=accelerate, panic_evaluator=None)
+    evaluator = load_evaluator("modern")
     rng = random.Random(3)
-    checked = 0
+    checked = clears = 0
     for _ in range(30):
         bits = 0
         for y in range(rng.randint(0, 6)):
             bits |= (1023 ^ (1 << rng.randrange(10))) << (10 * y)
         for piece in Piece:
-            for p in generate_raw(bits, piece, rules):
-                b2b, combo = rng.choice((-1, 0, 2)), rng.choice((-1, 0, 3))
-                fast_bits, fast = fast_lock(bits, piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
-                board, slow = lock_piece(Board(bits), piece, Rotation(p.rotation), p.x, p.y, p.spin, b2b, combo)
-                assert (fast_bits, fast) == (board.bits, slow)
+            b2b, combo = rng.choice((-1, 0, 2)), rng.choice((-1, 0, 3))
+            template = engine._template(_Node(0.0, 0.0, bits, None, 0, b2b, combo, None), piece)
+            assert len(template) == len(generate_raw(bits, piece, rules))
+            for (rot, x, y, spin), after, chain, combo_after, move, dead, value in template:
+                board, result = lock_piece(Board(bits), piece, Rotation(rot), x, y, Spin(spin), b2b, combo)
+                assert (after, chain, combo_after, dead) == (board.bits, result.b2b, result.combo, result.lock_out)
+                assert move == pytest.approx(evaluator.move(piece, Rotation(rot), x, y, result, b2b), abs=1e-9)
+                assert value == pytest.approx(evaluator.board(after), rel=1e-12, abs=1e-9)
                 checked += 1
-    assert checked > 1000
+                clears += result.lines > 0
+    assert checked > 1000 and clears > 50
 
 
 def test_panic_mode_switches_weights_on_a_high_field() -> None:

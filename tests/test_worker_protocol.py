@@ -219,9 +219,8 @@ def test_a_starting_worker_gets_the_startup_deadline_not_the_answer_deadline() -
 def test_engines_run_pure_python_until_the_kernels_are_loaded(monkeypatch) -> None:
     """A fresh worker answers at once with the pure-Python engine; once warm_up has loaded the compiled kernels,
     new engines use them (with a node budget both choose the same move: the kernels compute the same values)."""
-    import ai.service as service
-    from ai.search import Budget
-    from ai.search import _python_placements
+    from ai import service
+    from ai.search import Budget, _python_placements
 
     monkeypatch.setattr(service, "_kernels_ready", threading.Event())
     cold = service.engine_for(snapshot())
