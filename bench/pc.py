@@ -30,8 +30,8 @@ CASES = ROOT.parent / "shared" / "pc" / "cases.tsv"
 
 
 def clear_caches() -> None:
-    movegen._GENERATORS.clear()
-    search._SEARCHERS.clear()
+    movegen.for_rules.cache_clear()
+    search.searcher_for.cache_clear()
     tiling._MEMO.clear()
 
 

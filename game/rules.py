@@ -74,6 +74,7 @@ def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], Callable[..., T]]:
                 found = made[key] = build(*bound.args)
             return found
 
+        shared.cache_clear = made.clear  # type: ignore[attr-defined]  # as functools.lru_cache offers
         return shared
 
     return wrap

@@ -252,3 +252,6 @@ def test_per_rules_shares_one_value_per_rules_key() -> None:
     assert thing(Rules.named("srs+")) is not srs
     assert len(built) == 3  # the third distinct key went past the limit of 2: the cache started over
     assert thing(Rules.named("srs")) is not srs and len(built) == 4
+    thing.cache_clear()
+    thing(Rules.named("srs"))
+    assert len(built) == 5
