@@ -237,6 +237,8 @@ class Coach:
             return
         if isinstance(answer, Suggestion):
             if answer.generation != self._suggest_gen or key is None or key != self._suggest_key:
+                if answer.generation == self._suggest_gen and answer.final:
+                    self._suggest_key = None  # its position was left (undo): ask again if it comes back
                 return  # for another piece: ignore
             move = answer.move
             if move is not None and _expected_piece(game, move) != move.piece:
@@ -247,6 +249,8 @@ class Coach:
             self.failure = None
         elif isinstance(answer, PcAnswer):
             if answer.generation != self._pc_gen or key is None or key != self._pc_request_key:
+                if answer.generation == self._pc_gen and answer.final:
+                    self._pc_request_key = None  # its position was left (undo): ask again if it comes back
                 return
             self._take_pc(answer, key)
             self.failure = None
