@@ -126,6 +126,18 @@ class _Player:
         return buttons
 
 
+class _Press:
+    """One tick with these buttons held, in the executor's place."""
+
+    def __init__(self, buttons: Button) -> None:
+        self.pressed = buttons
+        self.done = False
+
+    def buttons(self, game) -> Button:
+        self.done = True
+        return self.pressed
+
+
 def _run_until(app, condition, timeout_s=10.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -169,6 +181,13 @@ def test_pc_practice_from_a_setup_to_a_pc_with_a_rewind(app):
         assert _run_until(app, lambda before=before: scene.game.stats.pieces > before)
     assert scene.game.stats.perfect_clears == 1
     assert scene.game.board.bits == 0
+    # take the PC back and play it again: it is still one attempt, one PC
+    pieces_at_pc = scene.game.stats.pieces
+    player.executor = _Press(Button.UNDO)
+    assert _run_until(app, lambda: scene.game.stats.pieces == pieces_at_pc - 1) and scene.game.board.bits
+    player.executor = KeyExecutor(move.keys, hold_first=move.hold)
+    assert _run_until(app, lambda: scene.game.stats.pieces == pieces_at_pc)
+    assert scene.game.board.bits == 0 and scene.game.stats.perfect_clears == 1
     # the run goes on from the empty board: the next PC of the loop gets guidance too
     assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final)
     scene.finish()

@@ -5,6 +5,7 @@ hands the finished run to the results screen. Drawing lives in `ui.playfield` (i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import pygame
 
@@ -59,6 +60,15 @@ class Popup:
     big: bool = False
 
 
+class PcAttempt(NamedTuple):
+    """One PC-practice attempt of this run, kept until it is saved."""
+
+    success: bool
+    seconds: float
+    piece: int  # placements made when it ended (undo back past that takes it back)
+    began: int  # game tick when it began
+
+
 class PlayScene(Scene):
     name = "play"
 
@@ -69,7 +79,7 @@ class PlayScene(Scene):
         self.fixed_seed = seed
         self.problems: list[str] = []
         self.coach = Coach(self)
-        self.pc_attempts: list[tuple[bool, float]] = []  # PC practice: (perfect clear, seconds) per attempt
+        self.pc_attempts: list[PcAttempt] = []  # PC practice: this run's attempts not saved yet
         self.new_game(seed)
 
     # --- game lifecycle -----------------------------------------------------------------------------------
@@ -228,6 +238,7 @@ class PlayScene(Scene):
 
     def _on_lock(self, event: Locked, board_before: Board) -> None:
         result = event.result
+        self._forget_undone_attempts(self.game.stats.pieces)  # this lock replaces any undone from here on
         minimal = _minimal_keys(board_before, event.piece, event.rotation, event.x, event.y, self.config.rules)
         index = self.game.stats.pieces - 1
         del self.faults[index:]
@@ -242,7 +253,8 @@ class PlayScene(Scene):
         if result.perfect_clear:
             self.popups.append(Popup("PERFECT CLEAR", (255, 120, 220), self.clock, big=True))
             if self.start is not None and self.start.setup:
-                self.pc_attempts.append((True, (self.game.ticks - self.pc_window_start) / 60))
+                self.pc_attempts.append(PcAttempt(True, (self.game.ticks - self.pc_window_start) / 60,
+                                                  self.game.stats.pieces, self.pc_window_start))
                 self.pc_window_start = self.game.ticks
         faults = self.faults[-1]
         if faults and self.app.settings.display.show_finesse:
@@ -278,17 +290,34 @@ class PlayScene(Scene):
         leaving the game without finishing it."""
         if not getattr(self, "saved", True):
             self._record_open_attempt()
+        self._save_attempts()
+
+    def _save_attempts(self) -> None:
+        game = getattr(self, "game", None)
+        if game is not None:
+            self._forget_undone_attempts(game.stats.pieces + 1)
         if self.pc_attempts:
-            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
+            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text,
+                                      [(attempt.success, attempt.seconds) for attempt in self.pc_attempts])
             self.pc_attempts = []
+
+    def _forget_undone_attempts(self, piece: int) -> None:
+        """Drop the attempts that ended at the piece-th placement or later: undo took them back (a PC undone and
+        played again counts once). The attempt they ended is open again from where it began."""
+        undone = [attempt for attempt in self.pc_attempts if attempt.piece >= piece]
+        if undone:
+            self.pc_attempts = [attempt for attempt in self.pc_attempts if attempt.piece < piece]
+            self.pc_window_start = undone[0].began
 
     def _record_open_attempt(self) -> None:
         """A PC attempt that had pieces placed but no PC yet counts as a failed attempt."""
         game = getattr(self, "game", None)
         if game is None or self.start is None or not self.start.setup or not hasattr(self, "pc_window_start"):
             return
+        self._forget_undone_attempts(game.stats.pieces + 1)
         if game.stats.pieces and game.board.bits and game.ticks > self.pc_window_start:
-            self.pc_attempts.append((False, (game.ticks - self.pc_window_start) / 60))
+            self.pc_attempts.append(PcAttempt(False, (game.ticks - self.pc_window_start) / 60, game.stats.pieces,
+                                              self.pc_window_start))
 
     def finish(self) -> None:
         """Save the run (once) and show the results."""
@@ -298,8 +327,7 @@ class PlayScene(Scene):
         if not self.saved and self.game.stats.pieces > 0:
             outcome, problem = self.app.save_record(self.record())
             self._record_open_attempt()
-            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text, self.pc_attempts)
-            self.pc_attempts = []
+            self._save_attempts()
             self.saved = True
         self.app.scenes.replace(ResultsScene(self.app, self, outcome, problem))
 
