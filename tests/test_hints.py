@@ -274,3 +274,30 @@ def test_a_worker_failure_is_shown_not_raised(app_screen):
     for _ in range(10):
         app.tick()
     assert scene.game.ticks == ticks + 10
+
+
+def test_a_position_left_before_its_hint_arrived_gets_one_when_it_comes_back(app_screen):
+    """Undo away from a position whose hint is still being thought about, wait for that answer to be dropped, redo:
+    the position is asked about again instead of staying without a hint."""
+    from ui.coach import position_key
+
+    app, _ = app_screen
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(_leftmost_handler(delay_s=0.3)))
+    _with_ai(app, hint_enabled=True)
+    scene = PlayScene(app, ZEN)
+    app.scenes.push(scene)
+    coach = scene.coach
+    assert _run_until(app, lambda: coach.show_hint)
+    testing.tap(app, "space")
+    assert _run_until(app, lambda: scene.game.stats.pieces == 1 and coach._suggest_key == position_key(scene.game))
+    testing.tap(app, "ctrl+z")
+    assert _run_until(app, lambda: scene.game.stats.pieces == 0)
+    # the answer for the position just left (0.3 s of "thinking") arrives meanwhile and is dropped
+    end = time.monotonic() + 0.6
+    while time.monotonic() < end:
+        app.tick()
+        time.sleep(0.005)
+    testing.tap(app, "ctrl+y")
+    assert _run_until(app, lambda: scene.game.stats.pieces == 1)
+    assert _run_until(app, lambda: coach.show_hint, timeout_s=3.0)
+
