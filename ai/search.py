@@ -229,19 +229,22 @@ class BeamEngine:
         move_value = evaluator.move
         quiet = self._quiet_moves(piece) if getattr(evaluator, "linear_moves", False) else None
         bits0, b2b, combo = node.bits, node.b2b, node.combo
-        top_out = self.top_out_row
+        # Classic top-out (research rule): the piece itself must lie below top_out_row, before any clear.
+        # Piece masks stay inside the 400-bit field, so without the rule the shift always gives 0.
+        top_out_shift = 10 * self.top_out_row if self.top_out_row is not None else 400
         rows_of = _ROWS_OF
         template = []
         for raw in self._placements(bits0, piece, self.rules, self.soft_drop):
             rot, x, y, spin = raw
             mask = PIECE_MASKS[piece, rot, x, y]
             bits = bits0 | mask
+            over_top = mask >> top_out_shift != 0
             for dy in rows_of[piece, rot]:
                 if (bits >> (10 * (y + dy))) & 1023 == 1023:  # a row fills: the full lock, with its scoring
                     after, result = lock_piece(Board(bits0), piece, _ROTATIONS[rot], x, y, _SPINS[spin], b2b, combo)
                     bits = after.bits
                     move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
-                    template.append((raw, bits, result.b2b, result.combo, move, result.lock_out, 0.0))
+                    template.append((raw, bits, result.b2b, result.combo, move, result.lock_out or over_top, 0.0))
                     break
             else:  # no line clear: the B2B chain stays, the combo ends, and the move value is a table lookup
                 lock_out = not (mask & _VISIBLE)
@@ -250,11 +253,7 @@ class BeamEngine:
                 else:
                     result = LockResult(piece, 0, _SPINS[spin], b2b, False, -1, False, 0, 0, (), lock_out)
                     move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
-                template.append((raw, bits, b2b, -1, move, lock_out, 0.0))
-        if top_out is not None:
-            # Classic top-out (research rule): the piece itself must lie below top_out_row, before any clear.
-            template = [entry[:5] + (True, 0.0) if PIECE_MASKS[(piece,) + entry[0][:3]] >> (10 * top_out) else entry
-                        for entry in template]
+                template.append((raw, bits, b2b, -1, move, lock_out or over_top, 0.0))
         cache = self._board_cache
         if len(cache) > 200_000:
             cache.clear()
