@@ -99,25 +99,25 @@ def _python_placements(bits: int, piece: Piece, rules: Rules, soft_drop: bool) -
     return [(p.rotation, p.x, p.y, int(p.spin)) for p in generate_raw(bits, piece, rules, soft_drop=soft_drop)]
 
 
-def accelerated_modules() -> list[Any]:
-    """The compiled-kernel modules search can use ([] without numba)."""
+def _kernels() -> tuple[Any, Any] | None:
+    """(ai.jit_movegen, ai.jit_eval), or None where numba cannot be imported."""
     try:
         from ai import jit_eval, jit_movegen
     except ImportError:
-        return []
-    return [jit_movegen, jit_eval]
+        return None
+    return jit_movegen, jit_eval
+
+
+def accelerated_modules() -> list[Any]:
+    """The compiled-kernel modules search can use ([] without numba)."""
+    return list(_kernels() or ())
 
 
 def placement_source(accelerate: bool = True) -> Callable[[int, Piece, Rules, bool], list[Raw]]:
     """The placement generator search uses: the compiled one (ai.jit_movegen) unless `accelerate` is False or
     numba is missing, else the pure-Python ai.movegen (same placements; tested)."""
-    if accelerate:
-        try:
-            from ai import jit_movegen
-        except ImportError:
-            return _python_placements
-        return jit_movegen.placements
-    return _python_placements
+    kernels = _kernels() if accelerate else None
+    return kernels[0].placements if kernels else _python_placements
 
 
 def _evaluator(evaluator: Evaluator | str, accelerate: bool) -> Evaluator:
@@ -125,13 +125,8 @@ def _evaluator(evaluator: Evaluator | str, accelerate: bool) -> Evaluator:
     (ai.jit_eval, same values) when `accelerate` and numba is there."""
     if isinstance(evaluator, str):
         evaluator = load_evaluator(evaluator)
-    if accelerate and type(evaluator) is LinearEvaluator:
-        try:
-            from ai.jit_eval import JitLinearEvaluator
-        except ImportError:
-            return evaluator
-        return JitLinearEvaluator(evaluator.weights)
-    return evaluator
+    kernels = _kernels() if accelerate and type(evaluator) is LinearEvaluator else None
+    return kernels[1].JitLinearEvaluator(evaluator.weights) if kernels else evaluator
 
 
 class _OutOfTime(Exception):
