@@ -37,6 +37,9 @@ _DIGIT = {char: value for value, char in enumerate(_ALPHABET)}
 _COMMENT_TABLE = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
 _COMMENT_BASE = len(_COMMENT_TABLE) + 1  # 96: one value past the table is never produced by an encoder
 _MAX_COMMENT = 4095  # escaped characters; the length field has two digits
+# The longest code decode() reads: far above real codes (a 1,000-page replay is ~10,000 characters) and small
+# enough that decoding takes well under a second.
+MAX_CODE_LENGTH = 100_000
 # JavaScript's whitespace (trim(), \s): the reference strips these from codes and quiz comments.
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -426,6 +429,10 @@ class _Reader:
 
 
 def _extract(code: str) -> tuple[int, _Reader]:
+    if not isinstance(code, str):
+        raise FumenError(f"a fumen code is text, not {type(code).__name__}")
+    if len(code) > MAX_CODE_LENGTH:
+        raise FumenError(f"code too long: {len(code):,} characters (at most {MAX_CODE_LENGTH:,})")
     match = _PREFIX.search(code)
     if match is None:
         raise FumenError("bad prefix: no 'v115@' (or m115@, d115@, v110@) in the code")
@@ -477,11 +484,15 @@ def _read_comment(reader: _Reader) -> str:
     return js_unescape("".join(c or " " for c in chars[:length]))
 
 
-def decode(code: str) -> list[Page]:
+def decode(code: str, *, max_pages: int | None = None) -> list[Page]:
     """Decode a fumen code or URL (``v115@``/``m115@``/``d115@``/``v110@``; '?' and whitespace ignored).
 
-    Returns at least one page; every page's field is set. Raises FumenError for any bad input.
+    Returns at least one page; every page's field is set. With `max_pages`, decoding stops after that many pages
+    (the rest of the code is not read, so errors there go unnoticed). Codes longer than MAX_CODE_LENGTH and any
+    other bad input raise FumenError.
     """
+    if max_pages is not None and max_pages < 1:
+        raise FumenError(f"max_pages must be at least 1, got {max_pages}")
     version, reader = _extract(code)
     top = FIELD_HEIGHT if version == 115 else 21
     prev = [0] * _CELLS
@@ -489,7 +500,8 @@ def decode(code: str) -> list[Page]:
     quiz: Quiz | None = None
     last_comment = ""
     pages: list[Page] = []
-    while not reader.empty():
+    last_cells, last_field = prev, Field()
+    while not reader.empty() and (max_pages is None or len(pages) < max_pages):
         reader.page = len(pages) + 1
         cells = prev.copy()
         if repeat > 0:
@@ -518,7 +530,9 @@ def decode(code: str) -> list[Page]:
             operation = Operation(piece, rotation, position % WIDTH - dx, top - position // WIDTH - 1 - dy)
         if quiz is not None and flags.lock:
             quiz = quiz.after(piece)
-        pages.append(Page(Field(tuple(cells)), operation, comment, flags))
+        if cells != last_cells:  # unchanged fields (repeat runs) share one Field
+            last_cells, last_field = cells.copy(), Field(tuple(cells))
+        pages.append(Page(last_field, operation, comment, flags))
         try:
             _lock(cells, operation, flags)
         except FumenError as error:

@@ -34,43 +34,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     encode.add_argument("file", help="JSON pages (a list or one page object) or text board rows; - for stdin")
 
 
+MAX_INPUT_BYTES = 1_000_000  # `fumen encode` input: JSON pages or a board; real inputs are a few kB
+
+
 def run(args: argparse.Namespace) -> int:
+    """Errors in the input: one ``error:`` line and status 2. Writing the output is main.py's to guard."""
     from game.fumen import FumenError, decode, encode
+    from game.textfile import InputFileError, read_text
 
     try:
         if args.fumen_command == "encode":
-            _print(encode(pages_from_text(_read(args.file))))
-            return 0
-        pages = decode(args.code)
-        if args.fumen_command == "decode" and args.json:
-            _print(json.dumps([page_to_json(page) for page in pages], ensure_ascii=False, indent=2))
-            return 0
-        if args.fumen_command == "show" and not args.all:
-            if not 1 <= args.page <= len(pages):
-                raise FumenError(f"no page {args.page}: the code has {len(pages)} page(s)")
-            _print(format_page(pages[args.page - 1], args.page, len(pages)))
-            return 0
-        _print("\n\n".join(format_page(page, number, len(pages)) for number, page in enumerate(pages, 1)))
-        return 0
-    except OSError as error:
-        print(f"error: cannot read {error.filename or args.file}: {error.strerror or error}", file=sys.stderr)
-        return 2
-    except (FumenError, UnicodeDecodeError) as error:  # bad JSON is reported as a FumenError too
+            output = encode(pages_from_text(read_text(args.file, MAX_INPUT_BYTES, what="input")))
+        else:
+            pages = decode(args.code)
+            if args.fumen_command == "decode" and args.json:
+                output = json.dumps([page_to_json(page) for page in pages], ensure_ascii=False, indent=2)
+            elif args.fumen_command == "show" and not args.all:
+                if not 1 <= args.page <= len(pages):
+                    raise FumenError(f"no page {args.page}: the code has {len(pages)} page(s)")
+                output = format_page(pages[args.page - 1], args.page, len(pages))
+            else:
+                output = "\n\n".join(format_page(page, number, len(pages)) for number, page in enumerate(pages, 1))
+    except (FumenError, InputFileError) as error:  # bad JSON is reported as a FumenError too
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2
+    _print(output)
+    return 0
 
 
 def _print(text: str) -> None:
     # Decoded comments may hold lone surrogates (fumen allows them); show them as \udXXX rather than crash.
     print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
-
-
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
 
 
 # --- JSON shape of the reference vectors -----------------------------------------------------------------
@@ -154,6 +149,10 @@ def pages_from_text(text: str) -> list[Page]:
             data = json.loads(stripped)
         except json.JSONDecodeError as error:
             raise FumenError(f"bad JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+        except RecursionError:
+            raise FumenError("bad JSON: nested too deeply (pages are objects in a list)") from None
+        except ValueError as error:  # e.g. an integer of thousands of digits
+            raise FumenError(f"bad JSON: {str(error).splitlines()[0]}") from None
         return pages_from_json(data)
     if not stripped:
         raise FumenError("empty input: expected JSON pages or board rows of _ILOZTJSX")
