@@ -12,13 +12,17 @@ Bad input raises PatternError (a ValueError) saying what and where.
 from __future__ import annotations
 
 import itertools
+import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from game.pieces import Piece
 
 MAX_SEQUENCES = 2_000_000
+MAX_PATTERN_LENGTH = 10_000
 _ALL = "IJLOSTZ"
+_DIGITS = "0123456789"
 
 
 class PatternError(ValueError):
@@ -33,21 +37,61 @@ class Draw:
     count: int
 
     def sequences(self) -> Iterator[tuple[Piece, ...]]:
-        seen = set()
-        for seq in itertools.permutations(self.bag, self.count):
-            if seq not in seen:
-                seen.add(seq)
-                yield seq
+        """The distinct draws, each once, in the order ``itertools.permutations`` first produces them.
+
+        Built directly (a bag with repeated letters would otherwise walk every duplicate permutation): at each
+        step the candidates are the distinct pieces left, ordered by the lowest bag position still unused.
+        """
+        if len(set(self.bag)) == len(self.bag):
+            yield from itertools.permutations(self.bag, self.count)
+            return
+        positions: dict[Piece, list[int]] = {}
+        for index, piece in enumerate(self.bag):
+            positions.setdefault(piece, []).append(index)
+        used = {piece: 0 for piece in positions}
+        prefix: list[Piece] = []
+
+        def walk() -> Iterator[tuple[Piece, ...]]:
+            if len(prefix) == self.count:
+                yield tuple(prefix)
+                return
+            left = sorted((spots[used[piece]], piece) for piece, spots in positions.items()
+                          if used[piece] < len(spots))
+            for _, piece in left:
+                used[piece] += 1
+                prefix.append(piece)
+                yield from walk()
+                prefix.pop()
+                used[piece] -= 1
+
+        yield from walk()
 
     def size(self) -> int:
-        return sum(1 for _ in self.sequences()) if len(set(self.bag)) != len(self.bag) else _perm(len(self.bag), self.count)
+        """How many distinct draws there are, counted arithmetically (never by walking them)."""
+        return multiset_permutations(Counter(self.bag).values(), self.count)
+
+    def allows(self, seq: tuple[Piece, ...]) -> bool:
+        """Whether `seq` is one of this draw's sequences."""
+        if len(seq) != self.count:
+            return False
+        have = Counter(self.bag)
+        need = Counter(seq)
+        return all(have[piece] >= n for piece, n in need.items())
 
 
-def _perm(n: int, k: int) -> int:
-    out = 1
-    for i in range(k):
-        out *= n - i
-    return out
+def multiset_permutations(multiplicities, k: int) -> int:
+    """The number of distinct length-k sequences drawn without replacement from a multiset with these
+    multiplicities. counts[j] = sequences of length j over the letters so far; a new letter used t times goes
+    into C(j + t, t) of the position sets of a longer sequence (exact integers, no enumeration)."""
+    counts = [1] + [0] * k
+    for m in multiplicities:
+        new = [0] * (k + 1)
+        for j, ways in enumerate(counts):
+            if ways:
+                for t in range(min(m, k - j) + 1):
+                    new[j + t] += ways * math.comb(j + t, t)
+        counts = new
+    return counts[k]
 
 
 @dataclass(frozen=True)
@@ -55,16 +99,43 @@ class Pattern:
     text: str
     alternatives: tuple[tuple[Draw, ...], ...]
 
+    def size(self) -> int:
+        """How many queues the pattern stands for, counted without listing them (a queue that two ';'
+        alternatives both give counts twice here, once in sequences())."""
+        return sum(_product_size(alt) for alt in self.alternatives)
+
+    def check_size(self, limit: int = MAX_SEQUENCES) -> int:
+        """size(), or PatternError if it is above `limit`; nothing is enumerated."""
+        total = self.size()
+        if total > limit:
+            raise PatternError(f"pattern {self.text!r} stands for {total:,} queues; at most {limit:,} are supported")
+        return total
+
+    def iter_sequences(self) -> Iterator[tuple[Piece, ...]]:
+        """Every queue the pattern stands for, each once, in pattern order, one at a time (memory stays small:
+        a queue an earlier alternative also gives is recognised by matching, not remembered)."""
+        self.check_size()
+        for number, alt in enumerate(self.alternatives):
+            earlier = self.alternatives[:number]
+            for parts in itertools.product(*(list(d.sequences()) for d in alt)):
+                seq = tuple(p for part in parts for p in part)
+                if not any(_alternative_allows(other, seq) for other in earlier):
+                    yield seq
+
     def sequences(self) -> list[tuple[Piece, ...]]:
         """Every queue the pattern stands for, each once, in pattern order."""
-        total = sum(_product_size(alt) for alt in self.alternatives)
-        if total > MAX_SEQUENCES:
-            raise PatternError(f"pattern {self.text!r} stands for {total:,} queues; at most {MAX_SEQUENCES:,} are supported")
-        seen: dict[tuple[Piece, ...], None] = {}
-        for alt in self.alternatives:
-            for parts in itertools.product(*(list(d.sequences()) for d in alt)):
-                seen.setdefault(tuple(p for part in parts for p in part), None)
-        return list(seen)
+        return list(self.iter_sequences())
+
+
+def _alternative_allows(alt: tuple[Draw, ...], seq: tuple[Piece, ...]) -> bool:
+    if sum(d.count for d in alt) != len(seq):
+        return False
+    start = 0
+    for draw in alt:
+        if not draw.allows(seq[start:start + draw.count]):
+            return False
+        start += draw.count
+    return True
 
 
 def _product_size(alt: tuple[Draw, ...]) -> int:
@@ -78,6 +149,8 @@ def parse_pattern(text: str) -> Pattern:
     """Read a pattern (see the module docstring); PatternError on any mistake."""
     if not text or not text.strip():
         raise PatternError("empty pattern")
+    if len(text) > MAX_PATTERN_LENGTH:
+        raise PatternError(f"pattern too long: {len(text):,} characters (at most {MAX_PATTERN_LENGTH:,})")
     alternatives = []
     for part in text.split(";"):
         if not part.strip():
@@ -133,10 +206,12 @@ def _parse_alternative(part: str, whole: str) -> tuple[Draw, ...]:
             i += 1
         elif i < n and part[i] in "pP":
             j = i + 1
-            while j < n and part[j].isdigit():
+            while j < n and part[j] in _DIGITS:  # ASCII only: str.isdigit() also takes '³', '７' and '٣'
                 j += 1
             if j == i + 1:
-                raise fail("'p' must be followed by a number", i)
+                raise fail("'p' must be followed by a number (digits 0-9)", i)
+            if j - i - 1 > 3:
+                raise fail(f"cannot draw {part[i + 1:j]} pieces from a bag of {len(bag)}", i)
             count = int(part[i + 1:j])
             if not 1 <= count <= len(bag):
                 raise fail(f"cannot draw {count} pieces from a bag of {len(bag)}", i)
