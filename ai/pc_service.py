@@ -1,5 +1,14 @@
 """Perfect-clear hints for the worker: is a PC reachable with the known pieces, the solution to draw, and the
-chance over the pieces not seen yet with the placement that keeps it highest."""
+chance over the pieces not seen yet with the placement that keeps it highest.
+
+What is sent must be true for the position as the player has it:
+* hold already pressed for the piece in play (`Snapshot.hold_used`) means the first placement is that piece,
+  never a hold;
+* a chance is sent only when it is the exact answer (or, for randomizers whose futures are too many to list,
+  an estimate marked as one). While the exact chance is still being searched the answer says so
+  (`chance=None, final=False`), the search goes on with a longer budget, and if it cannot finish in
+  `CHANCE_LIMIT_MS` the final answer says it was not computed rather than showing a lower bound.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +16,19 @@ import time
 from collections.abc import Callable
 
 from ai.pc.api import solve
-from ai.pc.chance import pc_chance
-from ai.pc.search import PCInputError, Solution, Step
+from ai.pc.chance import ChanceResult, pc_chance
+from ai.pc.movegen import unpack
+from ai.pc.search import PCInputError, Solution, Step, searcher_for
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Snapshot
 from game.board import WIDTH, Bitboard, Board
 from game.finesse import minimal_keys
 from game.movement import Spin
-from game.pieces import Piece
+from game.pieces import Piece, Rotation
 from game.randomizer import make_randomizer
+from game.rules import Rules
 
 MAX_LINES = 6
+CHANCE_LIMIT_MS = 20_000.0  # past this the chance is reported as not computed
 _ROW = (1 << WIDTH) - 1
 
 
@@ -51,59 +63,122 @@ def overlay_cells(board: Board, steps: tuple[Step, ...]) -> tuple[tuple[Piece, t
     return tuple(out)
 
 
-def step_move(board: Board, step: Step, snapshot: Snapshot, soft_drop: bool) -> Move:
-    keys = minimal_keys(board, step.piece, step.rotation, step.x, step.y, snapshot.rules, soft_drop=soft_drop) or ()
+def step_move(board: Board, step: Step, rules: Rules, soft_drop: bool) -> Move:
+    keys = minimal_keys(board, step.piece, step.rotation, step.x, step.y, rules, soft_drop=soft_drop) or ()
     return Move(step.piece, step.rotation, step.x, step.y, Spin.NONE, tuple(keys), step.hold)
+
+
+def hold_spent(snapshot: Snapshot) -> bool:
+    """Hold was pressed for the piece in play: it must be placed itself."""
+    return snapshot.rules.hold and snapshot.hold_used and snapshot.hold is not None
+
+
+def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: float | None):
+    """The first PC of `lines` rows for the position as the player has it: (solution or None, truncated)."""
+    board, rules = snapshot.board, snapshot.rules
+    queue = (snapshot.current, *snapshot.queue)
+    if not hold_spent(snapshot):
+        result = solve(board, queue, hold=snapshot.hold, use_hold=rules.hold, rules=rules, soft_drop=soft_drop,
+                       lines=lines, budget_ms=budget_ms, verify=False)
+        return (result.solutions[0] if result.solutions else None), result.truncated
+    # Hold is spent: the piece in play goes first, then the usual search with the hold slot as it is.
+    started = time.perf_counter()
+    truncated = False
+    for child in searcher_for(rules, soft_drop).gen.children(board.bits, lines, snapshot.current):
+        rot, x, y = unpack(child.sid)
+        first = Step(snapshot.current, Rotation(rot), x, y, False, child.hard, child.lines, child.mask)
+        if child.h == 0:
+            return Solution((first,), snapshot.hold), False
+        spent = (time.perf_counter() - started) * 1000
+        left = None if budget_ms is None else max(1.0, budget_ms - spent)
+        result = solve(child.field, snapshot.queue, hold=snapshot.hold, use_hold=True, rules=rules,
+                       soft_drop=soft_drop, lines=child.h, budget_ms=left, verify=False)
+        truncated |= result.truncated
+        if result.solutions:
+            rest = result.solutions[0]
+            return Solution((first, *rest.steps), rest.leftover), False
+        if budget_ms is not None and (time.perf_counter() - started) * 1000 > budget_ms:
+            return None, True
+    return None, truncated
+
+
+def chance_of(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: float | None) -> ChanceResult:
+    """pc_chance for the position as the player has it (hold spent or not)."""
+    return pc_chance(snapshot.board, snapshot.current, list(snapshot.queue), snapshot.hold,
+                     snapshot.randomizer_state, make_randomizer(snapshot.randomizer, 0), snapshot.rules, lines,
+                     budget_ms=budget_ms, soft_drop=soft_drop, use_hold=snapshot.rules.hold,
+                     hold_spent=hold_spent(snapshot))
+
+
+def exact_chance(snapshot: Snapshot, lines: int, *, soft_drop: bool, first_budget_ms: float,
+                 should_stop: Callable[[], bool] = lambda: False,
+                 limit_ms: float = CHANCE_LIMIT_MS) -> ChanceResult | None:
+    """The chance, searched with a growing budget until it is exact (or sampled: as good as it gets).
+
+    None when it could not be finished within `limit_ms` or the caller asked to stop."""
+    started = time.perf_counter()
+    budget = max(1.0, first_budget_ms)
+    while True:
+        result = chance_of(snapshot, lines, soft_drop=soft_drop, budget_ms=budget)
+        if not result.approximate or result.sampled:
+            return result
+        spent = (time.perf_counter() - started) * 1000
+        if should_stop() or spent >= limit_ms:
+            return None
+        budget = min(budget * 3, limit_ms - spent)
 
 
 def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
     started = time.perf_counter()
+
+    def elapsed() -> float:
+        return (time.perf_counter() - started) * 1000
+
     snapshot = request.snapshot
     board = snapshot.board
     soft_drop = request.drop != "harddrop"
     candidates = candidate_lines(board, request.lines)
     if not candidates:
         send(PcAnswer(request.generation, solvable=False, chance=0.0, note="no perfect clear fits this stack",
-                      elapsed_ms=(time.perf_counter() - started) * 1000))
+                      elapsed_ms=elapsed()))
         return
-    queue = (snapshot.current, *snapshot.queue)
-    use_hold = snapshot.rules.hold
     solution: Solution | None = None
     truncated = False
     lines = candidates[0]
     for height in candidates:  # the lowest PC the known pieces can finish wins
-        spent = (time.perf_counter() - started) * 1000
         try:
-            result = solve(board, queue, hold=snapshot.hold, use_hold=use_hold, rules=snapshot.rules,
-                           soft_drop=soft_drop, lines=height, budget_ms=max(1.0, request.budget_ms - spent),
-                           verify=False)
+            found, cut = solve_position(snapshot, height, soft_drop=soft_drop,
+                                        budget_ms=max(1.0, request.budget_ms - elapsed()))
         except PCInputError as error:
-            send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error),
-                          elapsed_ms=(time.perf_counter() - started) * 1000))
+            send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error), elapsed_ms=elapsed()))
             return
-        truncated |= result.truncated
-        if result.solutions:
-            solution, lines = result.solutions[0], height
+        truncated |= cut
+        if found is not None:
+            solution, lines = found, height
             break
     overlay = overlay_cells(board, solution.steps) if solution else ()
-    first = (step_move(board, solution.steps[0], snapshot, soft_drop),) if solution else ()
+    first = (step_move(board, solution.steps[0], snapshot.rules, soft_drop),) if solution else ()
     note = f"{lines}-line PC" + (" (search cut short)" if truncated and not solution else "")
     answer = PcAnswer(request.generation, solvable=solution is not None, solution=first, overlay=overlay,
-                      final=not request.want_chance, note=note, elapsed_ms=(time.perf_counter() - started) * 1000)
+                      final=not request.want_chance, note=note, elapsed_ms=elapsed(), lines=lines)
     send(answer)
     if not request.want_chance or should_stop():
         return
-    remaining = max(1.0, request.budget_ms - (time.perf_counter() - started) * 1000)
     try:
-        chance = pc_chance(board, snapshot.current, list(snapshot.queue), snapshot.hold, snapshot.randomizer_state,
-                           make_randomizer(snapshot.randomizer, 0), snapshot.rules, lines, budget_ms=remaining,
-                           soft_drop=soft_drop, use_hold=use_hold)
+        chance = exact_chance(snapshot, lines, soft_drop=soft_drop,
+                              first_budget_ms=max(1.0, request.budget_ms - elapsed()), should_stop=should_stop)
     except (PCInputError, ValueError) as error:
         send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay, chance=None,
-                      note=f"{note}; chance unavailable: {error}", elapsed_ms=(time.perf_counter() - started) * 1000))
+                      note=f"{note}; chance unavailable: {error}", elapsed_ms=elapsed(), lines=lines))
         return
-    best = step_move(board, chance.best_placement, snapshot, soft_drop) if chance.best_placement else None
-    suffix = " (estimate)" if chance.approximate else ""
+    if chance is None:
+        if should_stop():
+            return  # a newer question is waiting; this one is dropped
+        send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay, chance=None,
+                      note=f"{note}; chance not computed: too many continuations to search in time",
+                      elapsed_ms=elapsed(), lines=lines))
+        return
+    best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
     send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay,
-                  chance=chance.chance, best_next=best, final=True, note=note + suffix,
-                  elapsed_ms=(time.perf_counter() - started) * 1000))
+                  chance=chance.chance, estimate=chance.sampled, best_next=best, final=True,
+                  note=note + (" (estimate)" if chance.sampled else ""), elapsed_ms=elapsed(), lines=lines))

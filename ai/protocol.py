@@ -96,7 +96,7 @@ class PcAnswer:
     generation: int
     solvable: bool  # a PC exists with the known pieces
     solution: tuple[Move, ...] = ()
-    chance: float | None = None  # over the pieces not yet seen; None if not computed
+    chance: float | None = None  # over the pieces not yet seen; None while computing or if not computed
     best_next: Move | None = None  # the placement that keeps the chance highest
     # For drawing: each solution piece's cells in the coordinates of the board as it is now (rows the solution
     # clears before a piece lands are accounted for), in placement order.
@@ -104,6 +104,17 @@ class PcAnswer:
     final: bool = True
     elapsed_ms: float = 0.0
     note: str = ""
+    estimate: bool = False  # the chance was sampled (too many futures to list), not exact
+    lines: int = 0  # height of the PC the answer is about
+
+    @property
+    def impossible(self) -> bool:
+        """Exactly known that no PC can be reached from this position, whatever comes."""
+        return self.final and not self.solvable and self.chance == 0.0 and not self.estimate
+
+    @property
+    def possible(self) -> bool:
+        return self.solvable or (self.chance is not None and self.chance > 0)
 
 
 @dataclass(frozen=True)
@@ -141,3 +152,57 @@ class Generations:
 
     def is_current(self, kind: str, generation: int) -> bool:
         return self.current.get(kind) == generation
+
+
+# --- what the coach panel shows -----------------------------------------------------------------------------
+# The window, `python main.py coach` and the tests that play from the panel all read these values, so what a
+# player is told is exactly what is checked.
+@dataclass(frozen=True)
+class PcPanel:
+    """The perfect-clear part of the coach panel for one position."""
+
+    status: str  # "solving" | "possible" | "unknown" | "impossible" | "lost"
+    headline: str
+    advice: str  # what to do next, "" when there is nothing to do
+    chance: float | None  # over the pieces not yet seen; None while unknown
+    chance_text: str
+    first_move: Move | None  # the placement the advice names (the overlay's piece 1, or the best next one)
+    overlay: tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]
+
+    @property
+    def possible(self) -> bool | None:
+        """True / False when known, None while still being worked out."""
+        return {"possible": True, "impossible": False, "lost": False}.get(self.status)
+
+
+def pieces_text(count: int, word: str = "piece") -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def move_advice(move: Move) -> str:
+    how = "hold, then place" if move.hold else "place"
+    return f"Next: {how} the {move.piece.name}"
+
+
+def pc_panel(answer: PcAnswer | None) -> PcPanel:
+    """What the panel says about an answer for the position in play (None: no answer yet)."""
+    if answer is None:
+        return PcPanel("solving", "solving…", "", None, "PC chance: computing…", None, ())
+    if answer.chance is None:
+        chance_text = "PC chance: computing…" if not answer.final else "PC chance: not computed (too long)"
+    elif answer.estimate:
+        chance_text = f"PC chance ≈ {answer.chance * 100:.0f}% (estimate)"
+    else:
+        chance_text = f"PC chance {answer.chance * 100:.0f}%"
+    if answer.solvable and answer.solution:
+        first = answer.solution[0]
+        count = len(answer.overlay) or len(answer.solution)
+        return PcPanel("possible", f"PC in {pieces_text(count)}", f"{move_advice(first)} (1)", answer.chance,
+                       chance_text, first, answer.overlay)
+    if answer.impossible:
+        return PcPanel("impossible", "PC not possible from here", "", 0.0, chance_text, None, ())
+    if answer.chance is not None and answer.chance > 0:
+        best = answer.best_next
+        advice = f"{move_advice(best)} as shown (keeps the chance highest)" if best is not None else ""
+        return PcPanel("possible", "no PC with the pieces shown yet", advice, answer.chance, chance_text, best, ())
+    return PcPanel("unknown", "no PC with the pieces shown yet", "", answer.chance, chance_text, None, ())

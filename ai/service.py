@@ -9,7 +9,9 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
 from ai.search import Budget, Engine, SearchState, make_engine
@@ -85,7 +87,25 @@ def to_move(found: EngineSuggestion | None) -> Move | None:
     return Move(p.piece, p.rotation, p.x, p.y, p.spin, tuple(found.keys), found.hold_used)
 
 
+# Final hints by position: the same position under the same rules and engine always gets the same hint (the
+# search has a time budget, so a second search could differ; undo/redo must not change the advice).
+_FINAL_HINTS: OrderedDict[tuple, Suggestion] = OrderedDict()
+_FINAL_HINTS_KEPT = 1024
+
+
+def _hint_key(request: SuggestRequest) -> tuple:
+    s = request.snapshot
+    return (s.board.bits, s.current, s.queue, s.hold, s.hold_used, s.b2b, s.combo, s.rules.cache_key(),
+            s.randomizer, s.randomizer_state, request.engine, request.weights, request.drop, request.budget_ms)
+
+
 def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    key = _hint_key(request)
+    known = _FINAL_HINTS.get(key)
+    if known is not None:
+        _FINAL_HINTS.move_to_end(key)
+        send(replace(known, generation=request.generation))
+        return
     start = time.perf_counter()
     engine = engine_for(request.snapshot, request.engine, request.weights, request.drop)
     state = search_state(request.snapshot)
@@ -96,9 +116,14 @@ def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Cal
         return
     full = engine.suggest(state, Budget(time_ms=request.budget_ms, should_stop=should_stop))
     info = full.info if full else {}
-    send(Suggestion(request.generation, to_move(full), final=True, score=full.score if full else 0.0,
-                    depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)),
-                    elapsed_ms=(time.perf_counter() - start) * 1000))
+    answer = Suggestion(request.generation, to_move(full), final=True, score=full.score if full else 0.0,
+                        depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)),
+                        elapsed_ms=(time.perf_counter() - start) * 1000)
+    if not should_stop():  # a search cut short by a newer request is not the position's answer
+        _FINAL_HINTS[key] = answer
+        if len(_FINAL_HINTS) > _FINAL_HINTS_KEPT:
+            _FINAL_HINTS.popitem(last=False)
+    send(answer)
 
 
 def _solve_pc(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:

@@ -78,17 +78,24 @@ def test_ghost_hint_is_drawn_where_the_suggestion_says(app_screen):
     lay = play_layout(screen.get_size(), app.settings.display.scale)
     from ui.coach import move_cells
 
+    from game.pieces import COLOURS
+
     cells = set(move_cells(move))
-    white = pygame.Color(255, 255, 255)
+    r0, g0, b0 = COLOURS[move.piece]
+    edge = pygame.Color((r0 + 255) // 2, (g0 + 255) // 2, (b0 + 255) // 2)  # the piece's own colour, lightened
     for x, y in cells:
         r = lay.cell_rect(x, y)
         # the hatch lightens every hint cell well above the empty field colour
         assert sum(screen.get_at(r.center)[:3]) > 3 * 60 or sum(screen.get_at((r.x + 3, r.bottom - 4))[:3]) > 180
-        if (x - 1, y) not in cells:  # an outer edge carries the white outline
-            assert screen.get_at((r.left + 1, r.centery)) == white
+        if (x - 1, y) not in cells:  # an outer edge carries the outline in the piece's colour
+            assert screen.get_at((r.left + 1, r.centery)) == edge
+    # the ghost is tinted with the piece's hue: its strongest channel is the piece colour's strongest one
+    inside = [screen.get_at(lay.cell_rect(x, y).center)[:3] for x, y in cells]
+    strongest = max(range(3), key=lambda i: (r0, g0, b0)[i])
+    assert sum(max(range(3), key=lambda i: px[i]) == strongest for px in inside) >= 2
     # an empty cell far from the hint is left alone
     far = lay.cell_rect(9, 10)
-    assert screen.get_at((far.left + 1, far.centery)) != white
+    assert screen.get_at((far.left + 1, far.centery)) != edge
 
 
 def test_an_answer_for_an_old_piece_is_ignored(app_screen):
@@ -160,8 +167,12 @@ def test_worker_death_is_shown_and_hints_come_back(app_screen):
     testing.tap(app, "space")  # a new piece needs a new hint
     assert _run_until(app, lambda: "restarting" in scene.coach.status_text()[0])
     text, tone = scene.coach.status_text()
-    assert tone == "bad" and "AI restarting" in text
+    assert tone == "bad" and text == "The AI stopped unexpectedly; restarting it…"  # a player's words
+    assert "Error" not in text and "(" not in text
     app.draw(screen)  # the panel draws the fault without raising
+    # the moment the new worker says anything (its READY), the warning goes, before any hint arrives
+    assert _run_until(app, lambda: app.worker().status.state == "ok", timeout_s=5)
+    assert scene.coach.status_text()[1] != "bad"
     assert _run_until(app, lambda: scene.coach.show_hint, timeout_s=5)
     assert scene.game.ticks > ticks  # the game kept ticking throughout
     assert scene.coach.status_text()[1] == "good"
@@ -268,7 +279,7 @@ def test_a_worker_failure_is_shown_not_raised(app_screen):
     app.scenes.push(scene)
     assert _run_until(app, lambda: scene.coach.failure is not None)
     text, tone = scene.coach.status_text()
-    assert tone == "bad" and "engine bug" in text
+    assert tone == "bad" and "problem" in text and "ValueError" not in text  # a player's words, no traceback
     app.draw(screen)
     ticks = scene.game.ticks
     for _ in range(10):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ai.protocol import Move, PcAnswer, Snapshot, Suggestion, WorkerFailure
+from ai.protocol import Move, PcAnswer, PcPanel, Snapshot, Suggestion, WorkerFailure, pc_panel
 from game.board import Board
 from game.engine import Game
 from game.events import Event, Held, Locked, Undone
@@ -141,6 +141,7 @@ class Coach:
         self.executor: KeyExecutor | None = None
         self._piece_clock = 0
         self._piece_key: tuple | None = None
+        self._held_from: tuple | None = None
 
     # --- settings ---------------------------------------------------------------------------------------
     @property
@@ -157,11 +158,11 @@ class Coach:
 
     @property
     def wants_suggestions(self) -> bool:
-        return self.hints_on or self.autoplay
+        return (self.hints_on or self.autoplay) and not self.pc_leads
 
     @property
     def show_hint(self) -> bool:
-        """True when the ghost hint should be drawn for the piece in play."""
+        """True when the engine's hint (not the PC's advice) is the advice for the piece in play."""
         return (self.wants_suggestions and self.hint is not None
                 and self.hint_key == position_key(self.scene.game))
 
@@ -175,6 +176,35 @@ class Coach:
     @property
     def pc_lost(self) -> bool:
         return self.lost_clock is not None
+
+    @property
+    def practice(self) -> bool:
+        return self.scene.mode.key == "pc"
+
+    def pc_panel(self) -> PcPanel:
+        """What the panel says about the PC for the position in play (drawn by ui.coach_view, read by tests)."""
+        panel = pc_panel(self.pc_shown)
+        if self.pc_lost:
+            panel = replace(panel, status="lost", headline="PC no longer possible", advice="", first_move=None,
+                            overlay=())
+        return panel
+
+    @property
+    def pc_leads(self) -> bool:
+        """The PC coach gives the advice for this piece (one source of advice at a time): when it has a move,
+        and in PC practice also while it is still working one out."""
+        if not self.pc_on or position_key(self.scene.game) is None:
+            return False
+        if self.pc_panel().first_move is not None:
+            return True
+        shown = self.pc_shown
+        return self.practice and not self.pc_lost and (shown is None or not shown.final)
+
+    def advice_move(self) -> Move | None:
+        """The placement the coach advises for the piece in play (what autoplay plays), or None."""
+        if self.pc_leads:
+            return self.pc_panel().first_move
+        return self.hint if self.show_hint else None
 
     # --- toggles ----------------------------------------------------------------------------------------
     def set_autoplay(self, on: bool) -> None:
@@ -202,6 +232,7 @@ class Coach:
             for answer in client.poll():
                 self._take(answer)
         self._request()
+        self._held_from = position_key(self.scene.game)  # the position before the next game tick
 
     def _request(self) -> None:
         game = self.scene.game
@@ -214,15 +245,17 @@ class Coach:
                 snapshot_of(game), engine=ai.engine, weights=ai.weights, budget_ms=float(ai.think_budget_ms))
             self._suggest_key = key
             self._suggest_clock = self.scene.clock
-        if self.pc_on and key != self._pc_request_key and key != self.pc_key:
-            # A newer request cancels the worker's current job, so the PC question goes after the final hint.
+        answered = key == self.pc_key and self.pc is not None and self.pc.final
+        if self.pc_on and key != self._pc_request_key and not answered:
+            # A newer request cancels the worker's current job, so the PC question goes after the final hint
+            # (in PC practice no hint is asked while the PC leads).
             hint_pending = (self.wants_suggestions and not (self.hint_key == key and self.hint_final)
                             and self.failure is None
                             and self.scene.clock - self._suggest_clock < PC_AFTER_HINT_TICKS)
             if hint_pending:
                 return
             if game.board.height() <= PC_MAX_HEIGHT:
-                lines = pc_lines(game, self.scene.mode.key == "pc")
+                lines = pc_lines(game, self.practice)
                 self._pc_gen = self.scene.app.worker().solve_pc(snapshot_of(game), lines=lines,
                                                                 budget_ms=PC_BUDGET_MS)
             else:
@@ -258,16 +291,15 @@ class Coach:
     def _take_pc(self, answer: PcAnswer, key: tuple) -> None:
         game = self.scene.game
         pieces = game.stats.pieces
-        positive = answer.solvable or (answer.chance is not None and answer.chance > 0)
-        if positive:
+        if answer.possible:
             if answer.overlay or self.good is None or self.good.pieces != pieces:
                 self.good = GoodPc(answer, game.board, pieces)
             self.lost_clock = None
-        elif answer.final and self._judged_positive and self._judged_pieces is not None \
-                and pieces > self._judged_pieces:
-            self.lost_clock = self.scene.clock  # this placement turned a possible PC into an impossible one
-        if answer.final or positive:  # a streamed "not solvable yet" waits for the chance before judging
-            self._judged_positive, self._judged_pieces = positive, pieces
+            self._judged_positive, self._judged_pieces = True, pieces
+        elif answer.impossible:  # only an exact "no PC whatever comes" is a verdict; "unknown" judges nothing
+            if self._judged_positive and self._judged_pieces is not None and pieces > self._judged_pieces:
+                self.lost_clock = self.scene.clock  # this placement turned a possible PC into an impossible one
+            self._judged_positive, self._judged_pieces = False, pieces
         self.pc, self.pc_key = answer, key
 
     # --- game events ------------------------------------------------------------------------------------
@@ -279,18 +311,34 @@ class Coach:
             elif isinstance(event, Undone):
                 self.executor = None
             elif isinstance(event, Locked) and event.result.perfect_clear:
+                # a new PC starts from here: nothing that was judged about the last one carries over
                 self.good = None
                 self.lost_clock = None
+                self._judged_positive, self._judged_pieces = False, None
 
     def _after_hold(self) -> None:
         game = self.scene.game
         key = position_key(game)
+        if key is None:
+            return
+        planned = False
         move = self.hint
-        if move is not None and move.hold and key is not None and game.active.piece == move.piece:
+        if move is not None and move.hold and game.active.piece == move.piece:
             self.hint = replace(move, hold=False)
             self.hint_key = self._suggest_key = key
-            if self._piece_key is not None:
-                self._piece_key = key  # the autoplay plan goes on with the held-in piece
+            planned = True
+        shown = self.pc if self.pc is not None and self.pc_key == self._held_from else None
+        first = shown.solution[0] if shown is not None and shown.solution else None
+        if first is not None and first.hold and game.active.piece == first.piece:
+            # The hold the PC solution asked for: the same solution goes on (its first placement no longer
+            # needs a hold); the chance is worked out again for the new position.
+            self.pc = replace(shown, solution=(replace(first, hold=False), *shown.solution[1:]), chance=None,
+                              best_next=None, final=False)
+            self.pc_key = key
+            self._pc_request_key = None
+            planned = True
+        if planned and self._piece_key is not None:
+            self._piece_key = key  # the autoplay plan goes on with the held-in piece
 
     # --- autoplay ---------------------------------------------------------------------------------------
     def autoplay_buttons(self) -> Button:
@@ -305,14 +353,15 @@ class Coach:
             self._piece_clock = self.scene.clock
             self.executor = None
         if self.executor is None:
-            move = self.hint if self.hint_key == key else None
+            move = self.advice_move()  # the PC solution when the PC coach leads, else the engine's hint
             if move is None:
                 return Button.NONE  # worker down or still thinking: wait (gravity still applies)
+            final = self.pc_leads or self.hint_final
             pps = float(self.ai.autoplay_pps)
             budget = round(60 / pps) if pps > 0 else 0
             elapsed = self.scene.clock - self._piece_clock
             start_at = max(0, budget - _execution_ticks(move, game.config.handling.das))
-            if not self.hint_final:
+            if not final:
                 start_at = max(start_at, budget if budget else MAX_PACE_WAIT_TICKS)
             if elapsed < start_at:
                 return Button.NONE
@@ -327,10 +376,9 @@ class Coach:
             return ("AI off", "dim") if not (self.wants_suggestions or self.pc_on) else ("AI starting…", "dim")
         status = client.status
         if status.state == "restarting":
-            problem = status.last_problem or "worker stopped"
-            return f"AI restarting… ({problem})", "bad"
+            return "The AI stopped unexpectedly; restarting it…", "bad"
         if self.failure:
-            return f"AI error: {self.failure}", "bad"
+            return "The AI hit a problem with this position; the game goes on", "bad"
         if status.state == "starting":
             return "AI starting…", "dim"
         waiting = (self.wants_suggestions and position_key(self.scene.game) is not None and not self.show_hint)

@@ -1,7 +1,10 @@
-"""Drawing the coach: the ghost hint, the PC solution overlay and the Coach panel. Reads only.
+"""Drawing the coach: the advice ghost, the PC solution overlay and the Coach panel. Reads only.
 
-The ghost hint must not rely on hue (colour-blind players): it is a thick white outline around the suggested
-placement over a white diagonal hatch, which reads differently from the normal (solid, piece-coloured) ghost.
+One source of advice at a time: when the PC coach leads (it has a move, or in PC practice is still working one
+out) its overlay is the advice and the engine's hint ghost is not drawn. The advice ghost must not rely on hue
+alone (colour-blind players): it is the piece's colour under a white diagonal hatch with a thick outline,
+which reads differently from the normal (solid) ghost; a placement that needs a hold carries a HOLD tag.
+Texts come from `Coach.pc_panel()` (see `ai.protocol.pc_panel`), the same values the tests play from.
 """
 
 from __future__ import annotations
@@ -75,17 +78,44 @@ def _outline(surface: pygame.Surface, lay, cells: list[tuple[int, int]], colour,
             pygame.draw.line(surface, colour, (r.right - 1, r.top), (r.right - 1, r.bottom - 1), width)
 
 
+def _advice_ghost(surface: pygame.Surface, lay, move) -> None:
+    """A placement to make: its colour under a white hatch, a thick outline, and a HOLD tag if it needs one."""
+    cells = [(x, y) for x, y in move_cells(move) if 0 <= x < WIDTH and y < SHOWN_ROWS]
+    if not cells:
+        return
+    c = lay.c
+    tint, hatch = _tint(Piece(move.piece), c, 110), _hatch(c)
+    for x, y in cells:
+        surface.blit(tint, lay.cell_rect(x, y))
+        surface.blit(hatch, lay.cell_rect(x, y))
+    _outline(surface, lay, cells, (0, 0, 0), max(3, c // 5))  # dark halo keeps the edge visible on light blocks
+    _outline(surface, lay, cells, _light(move.piece), max(2, c // 9))
+    if move.hold:
+        _hold_tag(surface, lay, cells, move.piece)
+
+
+def _hold_tag(surface: pygame.Surface, lay, cells, piece) -> None:
+    """A small HOLD label above a placement that is made after pressing hold."""
+    top = max(cells, key=lambda p: (p[1], -p[0]))
+    r = lay.cell_rect(*top)
+    tag = R.font(max(9, int(lay.c * 0.5))).render("HOLD", True, (10, 10, 14))
+    box = tag.get_rect(midbottom=(r.centerx, r.top - 2)).inflate(8, 2)
+    pygame.draw.rect(surface, _light(piece), box, border_radius=4)
+    pygame.draw.rect(surface, (0, 0, 0), box, 1, border_radius=4)
+    surface.blit(tag, tag.get_rect(center=box.center))
+
+
+def _light(piece) -> tuple[int, int, int]:
+    r, g, b = COLOURS[Piece(piece)]
+    return (r + 255) // 2, (g + 255) // 2, (b + 255) // 2
+
+
 def draw_hint(surface: pygame.Surface, scene, lay) -> None:
-    """The suggested placement for the piece in play (hatch + thick white outline)."""
+    """The engine's suggested placement for the piece in play (when the PC coach is not leading)."""
     coach = scene.coach
     if not coach.show_hint or coach.hint is None:
         return
-    cells = [(x, y) for x, y in move_cells(coach.hint) if 0 <= x < WIDTH and y < SHOWN_ROWS]
-    hatch = _hatch(lay.c)
-    for x, y in cells:
-        surface.blit(hatch, lay.cell_rect(x, y))
-    _outline(surface, lay, cells, (0, 0, 0), max(3, lay.c // 5))  # dark halo keeps white visible on light blocks
-    _outline(surface, lay, cells, HINT_WHITE, max(2, lay.c // 9))
+    _advice_ghost(surface, lay, coach.hint)
 
 
 def _label_cell(cells) -> tuple[int, int]:
@@ -94,23 +124,34 @@ def _label_cell(cells) -> tuple[int, int]:
     return min(cells, key=lambda p: (p[0] - cx) ** 2 + (p[1] - cy) ** 2)
 
 
-def draw_overlay(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
-    """A PC solution: each piece translucent in its colour, numbered in placement order; the next one
-    stronger and outlined in white."""
+def _visible(cells) -> list[tuple[int, int]]:
+    return [(x, y) for x, y in cells if 0 <= x < WIDTH and 0 <= y < SHOWN_ROWS]
+
+
+def draw_overlay_pieces(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+    """A PC solution's pieces: each translucent in its colour inside a dark edge (so two pieces of one colour
+    never run together) and a light edge of its own; the next one stronger and outlined in white."""
     c = lay.c
     for index, (piece, cells) in enumerate(overlay):
-        cells = [(x, y) for x, y in cells if 0 <= x < WIDTH and 0 <= y < SHOWN_ROWS]
+        cells = _visible(cells)
         if not cells:
             continue
         first = emphasise_first and index == 0
         tint = _tint(Piece(piece), c, 200 if first else 120)
         for x, y in cells:
             surface.blit(tint, lay.cell_rect(x, y))
-        if first:
-            _outline(surface, lay, cells, HINT_WHITE, max(2, c // 10))
-        else:  # each later piece keeps a clear edge in its own (lightened) colour
-            r, g, b = COLOURS[Piece(piece)]
-            _outline(surface, lay, cells, ((r + 255) // 2, (g + 255) // 2, (b + 255) // 2), max(1, c // 16))
+        _outline(surface, lay, cells, (12, 12, 18), max(3, c // 7))
+        _outline(surface, lay, cells, HINT_WHITE if first else _light(piece), max(1, c // (10 if first else 16)))
+
+
+def draw_overlay_numbers(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+    """The placement order, on top of everything else on the field (ghost and falling piece included)."""
+    c = lay.c
+    for index, (_, cells) in enumerate(overlay):
+        cells = _visible(cells)
+        if not cells:
+            continue
+        first = emphasise_first and index == 0
         x, y = _label_cell(cells)
         centre = lay.cell_rect(x, y).center
         size = max(10, int(c * (0.8 if first else 0.65)))
@@ -118,15 +159,37 @@ def draw_overlay(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool
         R.blit_text(surface, str(index + 1), centre, size, HINT_WHITE, "center")
 
 
+def draw_overlay(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+    draw_overlay_pieces(surface, lay, overlay, emphasise_first=emphasise_first)
+    draw_overlay_numbers(surface, lay, overlay, emphasise_first=emphasise_first)
+
+
 def draw_pc(surface: pygame.Surface, scene, lay) -> None:
+    """The PC advice under the falling piece: the solution's pieces, or the best next placement."""
     coach = scene.coach
-    answer = coach.pc_shown
-    if answer is not None and answer.solvable and answer.overlay:
-        draw_overlay(surface, lay, answer.overlay)
+    if not coach.pc_on:
+        return
+    panel = coach.pc_panel()
+    if panel.overlay:
+        draw_overlay_pieces(surface, lay, panel.overlay)
+    elif panel.first_move is not None:
+        _advice_ghost(surface, lay, panel.first_move)
     if coach.lost_clock is not None:
         age = scene.clock - coach.lost_clock
         if age < LOST_FLASH_TICKS and (age // 5) % 2 == 0:
             pygame.draw.rect(surface, R.BAD, lay.field.inflate(10, 10), max(3, lay.c // 5))
+
+
+def draw_pc_numbers(surface: pygame.Surface, scene, lay) -> None:
+    coach = scene.coach
+    if coach.pc_on:
+        panel = coach.pc_panel()
+        if panel.overlay:
+            draw_overlay_numbers(surface, lay, panel.overlay)
+            first = panel.first_move
+            cells = _visible(panel.overlay[0][1])
+            if first is not None and first.hold and cells:
+                _hold_tag(surface, lay, cells, first.piece)
 
 
 class _MiniLayout:
@@ -181,7 +244,8 @@ def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
     y += line
     pace = "max" if not ai.autoplay_pps else f"{ai.autoplay_pps:g} pps"
     R.blit_text(surface, f"Autoplay ({_key(keys, 'toggle_autoplay')})", (x, y), fs, R.DIM)
-    R.blit_text(surface, f"on · {pace}" if coach.autoplay else "off", (lay.coach.right - c // 2, y), fs,
+    playing = "the PC" if coach.pc_leads else pace
+    R.blit_text(surface, f"on · {playing}" if coach.autoplay else "off", (lay.coach.right - c // 2, y), fs,
                 R.ACCENT if coach.autoplay else R.DIM, "topright")
     y += line
     if coach.show_hint and coach.hint is not None and ai.show_key_sequence:
@@ -234,45 +298,40 @@ def _draw_keys(surface: pygame.Surface, move, x: int, y: int, right: int, fs: in
 def _draw_pc_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int) -> int:
     coach = scene.coach
     c = lay.c
+    right = lay.coach.right - c // 2
     R.blit_text(surface, "Perfect clear", (x, y), int(fs * 1.1), R.TEXT)
     y += int(fs * 1.4)
-    answer = coach.pc_shown
-    game = scene.game
-    if coach.pc_lost:
-        R.blit_text(surface, "PC no longer possible", (x, y), int(fs * 1.05), R.BAD)
-        y += int(fs * 1.3)
-    elif game.board.height() > 6:
+    panel = coach.pc_panel()
+    if scene.game.board.height() > 6 and panel.status != "lost":
         R.blit_text(surface, "stack is above 6 rows", (x, y), fs, R.DIM)
         y += int(fs * 1.3)
-    elif answer is None:
-        R.blit_text(surface, "solving…", (x, y), fs, R.DIM)
+    elif panel.status == "lost":
+        R.blit_text(surface, panel.headline, (x, y), int(fs * 1.05), R.BAD)
+        y += int(fs * 1.3)
+    elif panel.status == "solving":
+        R.blit_text(surface, panel.headline, (x, y), fs, R.DIM)
         y += int(fs * 1.3)
     else:
-        if answer.solvable:
+        if panel.overlay:
             badge = pygame.Rect(x, y, int(c * 1.6), int(fs * 1.2))
             pygame.draw.rect(surface, R.GOOD, badge, border_radius=5)
             R.blit_text(surface, "PC", badge.center, fs, (10, 30, 14), "center")
-            R.blit_text(surface, f"in {len(answer.overlay) or len(answer.solution)} pieces",
-                        (badge.right + c // 3, badge.centery), fs, R.GOOD, "midleft")
+            R.blit_text(surface, panel.headline.removeprefix("PC "), (badge.right + c // 3, badge.centery), fs,
+                        R.GOOD, "midleft")
             y = badge.bottom + c // 3
-            if answer.solution:
-                first = answer.solution[0]
-                how = "hold, then place" if first.hold else "place"
-                R.blit_text(surface, f"Next: {how} the {first.piece.name} (1)", (x, y), fs, R.TEXT)
-                y += int(fs * 1.3)
-                if scene.app.settings.ai.show_key_sequence:
-                    y = _draw_keys(surface, first, x, y, lay.coach.right - c // 2, fs)
         else:
-            R.blit_text(surface, "no PC with the pieces shown", (x, y), fs, R.DIM)
+            tone = R.BAD if panel.status == "impossible" else R.DIM
+            R.blit_text(surface, panel.headline, (x, y), fs, tone)
             y += int(fs * 1.3)
-        if answer.chance is None:
-            R.blit_text(surface, "PC chance: computing…" if not answer.final else "PC chance: not computed",
-                        (x, y), fs, R.DIM)
-            y += int(fs * 1.3)
-        elif answer.chance is not None:
-            tone = R.GOOD if answer.chance >= 0.5 else R.ACCENT if answer.chance > 0 else R.BAD
-            R.blit_text(surface, f"PC chance {answer.chance * 100:.0f}%", (x, y), int(fs * 1.05), tone)
-            y += int(fs * 1.3)
+        for part in R.wrap(panel.advice, fs, right - x) if panel.advice else []:
+            R.blit_text(surface, part, (x, y), fs, R.TEXT)
+            y += int(fs * 1.2)
+        if panel.first_move is not None and scene.app.settings.ai.show_key_sequence:
+            y = _draw_keys(surface, panel.first_move, x, y + c // 8, right, fs)
+        chance = panel.chance
+        tone = R.DIM if chance is None else R.GOOD if chance >= 0.5 else R.ACCENT if chance > 0 else R.BAD
+        R.blit_text(surface, panel.chance_text, (x, y), int(fs * 1.05), tone)
+        y += int(fs * 1.3)
     good = coach.good
     if coach.pc_lost and good is not None and good.answer.overlay:
         R.blit_text(surface, "The solution before the mistake:", (x, y), max(10, int(fs * 0.8)), R.DIM)

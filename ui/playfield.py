@@ -145,9 +145,11 @@ def draw_play(surface: pygame.Surface, scene) -> None:
             for y in rows:
                 if y < SHOWN_ROWS:
                     surface.blit(strip, lay.cell_rect(0, y).topleft)
-    coach_view.draw_pc(surface, scene, lay)
+    # Layers, bottom to top: the normal ghost, the PC advice, the falling piece, the PC's numbers and the
+    # engine's hint (so neither ghost hides a number and the advice shows even under the falling piece).
     active = game.active
-    if active is not None and not game.over:
+    playing = active is not None and not game.over
+    if playing:
         cells = SHAPES[active.piece, active.rotation]
         ghost_y = game.ghost_y()
         if display.ghost and ghost_y is not None and ghost_y != active.y:
@@ -155,11 +157,14 @@ def draw_play(surface: pygame.Surface, scene) -> None:
             for dx, dy in cells:
                 if ghost_y + dy < SHOWN_ROWS:
                     surface.blit(sprite, lay.cell_rect(active.x + dx, ghost_y + dy))
+    coach_view.draw_pc(surface, scene, lay)
+    if playing:
         sprite = R.block(R.CODE_COLOURS[int(active.piece) + 1], c)
         for dx, dy in cells:
             if active.y + dy < SHOWN_ROWS:
                 surface.blit(sprite, lay.cell_rect(active.x + dx, active.y + dy))
-    coach_view.draw_hint(surface, scene, lay)  # on top, so the player sees it even under the falling piece
+    coach_view.draw_pc_numbers(surface, scene, lay)
+    coach_view.draw_hint(surface, scene, lay)
 
     # Hold box: greyed while hold is used for this piece.
     if game.hold is not None:

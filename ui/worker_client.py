@@ -200,8 +200,8 @@ class WorkerClient:
             while handle.connection.poll(0):
                 message = handle.connection.recv()
                 self._ready = True
-                if self.status.state == "starting":
-                    self.status.state = "ok"  # READY (or anything) arrived: the engines are loaded and compiled
+                if self.status.state in ("starting", "restarting"):
+                    self.status.state = "ok"  # READY (or anything) arrived: the (new) worker is up
                 if isinstance(message, Pong):
                     continue
                 kind = ANSWER_KIND.get(type(message))

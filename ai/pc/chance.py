@@ -95,6 +95,7 @@ class ChanceResult:
     placements: list[tuple[Step, float]] = field(default_factory=list)
     futures: int = 0  # queues considered
     approximate: bool = False
+    sampled: bool = False  # the futures were sampled (too many to list): more time cannot make it exact
     elapsed_ms: float = 0.0
 
 
@@ -128,8 +129,10 @@ def _futures(randomizer, state, count: int, limit: int = MAX_FUTURES,
 
 def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold: Piece | None,
               randomizer_state, randomizer, rules: Rules, lines: int = 4, budget_ms: float | None = None,
-              *, soft_drop: bool = True, use_hold: bool = True) -> ChanceResult:
-    """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring)."""
+              *, soft_drop: bool = True, use_hold: bool = True, hold_spent: bool = False) -> ChanceResult:
+    """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
+
+    hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself."""
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
@@ -161,7 +164,7 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     options: list[tuple[Piece, Piece | None, object, int, int]] = []
     if node.children:
         for piece, sub in node.children.items():
-            if use_hold and held is not None and held != piece:
+            if use_hold and held is not None and held != piece and not hold_spent:
                 options.append((held, piece, sub, base + node.offsets[piece], 1))
             options.append((piece, held, sub, base + node.offsets[piece], 1))
     elif use_hold and held is not None:
@@ -225,5 +228,6 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         placements=ranked,
         futures=len(trie.sequences),
         approximate=sampled or search.truncated,
+        sampled=sampled,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
