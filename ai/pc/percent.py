@@ -104,7 +104,8 @@ class TrieSearch:
         """Leaves below `node` for which a PC exists from this state (held = the buffer piece, see module doc).
 
         Only the leaves in `wanted` (default: all) must be decided: the answer always has every wanted leaf
-        that succeeds, and may have others. The memo keeps (leaves known to succeed, complete?) per state."""
+        that succeeds, and may have others. The memo keeps (leaves known to succeed, complete?) per state;
+        complete means every leaf below was decided, which a search for a partial `wanted` does not do."""
         if h == 0:
             return node.leaves
         if wanted is None:
@@ -139,9 +140,11 @@ class TrieSearch:
                 offset = offsets[piece]
                 got = (won >> offset) & sub.leaves
                 need = (wanted >> offset) & sub.leaves & ~got
+                # Leaves of this child neither known won nor wanted stay undecided by what follows (the calls
+                # below decide only `need`), so the state's answer is then incomplete.
+                if sub.leaves & ~got & ~need:
+                    complete = False
                 if not need:
-                    if got != sub.leaves:
-                        complete = False
                     continue
                 if self.use_hold:
                     choices = [(held, piece)] if held is not None and held != piece else []
@@ -159,8 +162,6 @@ class TrieSearch:
                             break
                     if finished:
                         break
-                if finished and got != sub.leaves:
-                    complete = False
                 won |= got << offset
         if not self.truncated:
             self.memo[key] = (won, complete)
