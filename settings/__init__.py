@@ -5,7 +5,7 @@ Typical use::
     result = load_settings()            # never raises for a bad file; see result.problems
     settings = rebind(result.settings, "hold", ["c", "left shift"])   # SettingsError on a key conflict
     settings = change(settings, "handling", das=117, arr=0)            # SettingsError if out of range
-    save_settings(settings)             # atomic
+    save_settings(without_overrides(settings, result.file_settings, result.overrides))  # atomic
     ticks = settings.handling.to_ticks()
 """
 
@@ -34,6 +34,7 @@ from settings.store import (
     save_settings,
     settings_path,
     to_toml,
+    without_overrides,
 )
 
 __all__ = [
@@ -64,4 +65,5 @@ __all__ = [
     "save_settings",
     "settings_path",
     "to_toml",
+    "without_overrides",
 ]

@@ -32,14 +32,26 @@ _EXPECTED = {
 }
 
 
+_MAX_SHOWN = 60  # characters of a value quoted in a message; a 4,000-digit number is shown cut short
+
+
 def show(value: Any) -> str:
-    """A value as it would be written in TOML (strings in double quotes, true/false, lists in brackets)."""
+    """A value as it would be written in TOML (strings in double quotes, true/false, lists in brackets),
+    cut to about 60 characters with "…" so a huge or deeply nested value cannot flood a message."""
+    try:
+        text = _show(value)
+    except (RecursionError, ValueError):  # nested too deeply to print, or an int past the digit limit
+        return "a value too large to show"
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+
+
+def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(show(v) for v in value) + "]"
+        return "[" + ", ".join(_show(v) for v in value[:_MAX_SHOWN]) + "]"
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, (_dt.date, _dt.time)):

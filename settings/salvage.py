@@ -23,52 +23,163 @@ from settings.model import ENV_NESTED_DELIMITER, ENV_PREFIX, GROUPS, Settings
 
 _WHERE = re.compile(r"\s*\(at line (\d+), column \d+\)\s*$")
 _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
-_MAX_SKIPS = 100
+# Whole-document passes (each skips one bad line) before reading the rest statement by statement: every pass
+# parses the file again, so a badly damaged file would otherwise take quadratic time.
+_MAX_WHOLE_PASSES = 100
+_MAX_STATEMENT_LINES = 64  # a multi-line value (a key list) longer than this is not read
+_PARSE_BUDGET = 20_000  # tomllib calls in the line-by-line reader; past it the rest of the file is skipped
 REPLACEMENT_CHAR = "\ufffd"
 
 
 @dataclass
 class ParseOutcome:
-    """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped line, first error
-    first; ``gave_up`` means nothing could be read."""
+    """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped line in line order;
+    ``gave_up`` means nothing could be read."""
 
     data: dict[str, Any]
     errors: list[tuple[int, str]] = field(default_factory=list)
     gave_up: bool = False
 
 
+def _reason(error: BaseException) -> str:
+    """Why tomllib refused some text, without its "(at line ...)" suffix."""
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    message = str(error)
+    if isinstance(error, ValueError) and "Exceeds the limit" in message and "digits" in message:
+        return "a number with too many digits"
+    return _AT_END.sub("", _WHERE.sub("", message)) or type(error).__name__
+
+
+def _loads(text: str) -> tuple[dict[str, Any] | None, BaseException | None]:
+    """tomllib.loads that returns its error instead of raising. Besides TOMLDecodeError, tomllib lets
+    RecursionError (deep nesting) and ValueError (ints past Python's digit limit) escape."""
+    try:
+        return tomllib.loads(text), None
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as error:
+        return None, error
+
+
 def parse_toml_lenient(text: str) -> ParseOutcome:
-    """Parse TOML, blanking each offending line (and a broken ``[table]`` header's whole table) until the
-    rest parses. Line numbers in the result refer to the original text."""
+    """Parse TOML, skipping each offending line (and a broken ``[table]`` header's whole table) and keeping
+    every value that can be read, however many lines are bad. Line numbers in the result refer to the original
+    text. Never raises for any text.
+
+    Up to ``_MAX_WHOLE_PASSES`` bad lines are found by parsing the whole document again after blanking each
+    one (exact TOML semantics); past that, or when tomllib fails without naming a line (deep nesting, huge
+    integers), the rest is read statement by statement under its table header (:func:`_parse_by_statements`).
+    """
     # Split on "\n" only: TOML counts lines that way, unlike str.splitlines.
     lines = text.split("\n")
     outcome = ParseOutcome({})
-    for _ in range(_MAX_SKIPS):
-        try:
-            outcome.data = tomllib.loads("\n".join(lines))
+    for _ in range(_MAX_WHOLE_PASSES):
+        data, error = _loads("\n".join(lines))
+        if data is not None:
+            outcome.data = data
             return outcome
-        except tomllib.TOMLDecodeError as error:
-            message = str(error)
-            where = _WHERE.search(message)
-            if where:
-                index = int(where.group(1)) - 1
-                reason = message[: where.start()]
-            else:  # "(at end of document)": a truncated file; its last non-blank line is the broken one
-                reason = _AT_END.sub("", message)
-                index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-            if not 0 <= index < len(lines) or not lines[index].strip():
-                break  # no progress possible
-            outcome.errors.append((index + 1, reason))
-            header = lines[index].lstrip().startswith("[")
-            lines[index] = ""
-            if header:  # keys after a broken header would land in the wrong table
-                for j in range(index + 1, len(lines)):
-                    if lines[j].lstrip().startswith("["):
-                        break
-                    lines[j] = ""
-    outcome.gave_up = True
-    outcome.data = {}
+        if not isinstance(error, tomllib.TOMLDecodeError):
+            break  # no line number to skip: read statement by statement
+        where = _WHERE.search(str(error))
+        if where:
+            index = int(where.group(1)) - 1
+        else:  # "(at end of document)": a truncated file; its last non-blank line is the broken one
+            index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        if not 0 <= index < len(lines) or not lines[index].strip():
+            break  # no progress possible this way
+        outcome.errors.append((index + 1, _reason(error)))
+        _blank(lines, index)
+    _parse_by_statements(lines, outcome)
+    outcome.errors.sort(key=lambda item: item[0])
+    outcome.gave_up = not outcome.data and bool(outcome.errors)
     return outcome
+
+
+def _blank(lines: list[str], index: int) -> None:
+    header = lines[index].lstrip().startswith("[")
+    lines[index] = ""
+    if header:  # keys after a broken header would land in the wrong table
+        for j in range(index + 1, len(lines)):
+            if lines[j].lstrip().startswith("["):
+                break
+            lines[j] = ""
+
+
+def _incomplete(error: BaseException | None, last_line: int) -> bool:
+    """True if ``error`` says the text simply ended too early (a value continued on the next lines)."""
+    if not isinstance(error, tomllib.TOMLDecodeError):
+        return False
+    message = str(error)
+    where = _WHERE.search(message)
+    return bool(_AT_END.search(message)) or (where is not None and int(where.group(1)) >= last_line)
+
+
+def _merge(into: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """Add ``new`` to ``into`` table by table; a key already present keeps its first value. Returns the
+    dotted name of the first duplicate, if any."""
+    for key, value in new.items():
+        if key not in into:
+            into[key] = value
+        elif isinstance(into[key], dict) and isinstance(value, dict):
+            inner = _merge(into[key], value)
+            if inner is not None:
+                return f"{key}.{inner}"
+        else:
+            return key
+    return None
+
+
+def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
+    """Read ``lines`` (bad ones already blanked) one statement at a time: each ``[header]`` alone, each
+    ``key = value`` (with the lines a multi-line value needs) under the last good header. Statements that do
+    not parse are recorded in ``outcome.errors``; the keys of a broken header are skipped with it. Linear in
+    the file size: at most ``_PARSE_BUDGET`` parses, after which the rest is reported unread."""
+    data: dict[str, Any] = {}
+    header: str | None = ""  # the current table header line; None inside a broken header's table
+    budget = _PARSE_BUDGET
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        if budget <= 0:
+            outcome.errors.append((i + 1, "too many unreadable lines; stopped reading here"))
+            break
+        if stripped.startswith("["):
+            budget -= 1
+            parsed, error = _loads(lines[i])
+            if parsed is None or _merge(data, parsed) is not None and not stripped.startswith("[["):
+                outcome.errors.append((i + 1, _reason(error) if error else "table defined twice"))
+                header = None
+            else:
+                header = lines[i]
+            i += 1
+            continue
+        if header is None:
+            i += 1
+            continue
+        end = i + 1
+        while True:
+            budget -= 1
+            parsed, error = _loads(header + "\n" + "\n".join(lines[i:end]))
+            if parsed is not None:
+                duplicate = _merge(data, parsed)
+                if duplicate is not None:
+                    outcome.errors.append((i + 1, f"duplicate key {duplicate!r}; kept the first"))
+                i = end
+                break
+            if (
+                _incomplete(error, 1 + end - i)
+                and end < len(lines)
+                and end - i < _MAX_STATEMENT_LINES
+                and budget > 0
+            ):
+                end += 1
+                continue
+            outcome.errors.append((i + 1, _reason(error) if error else "could not be read"))
+            i += 1
+            break
+    _merge(outcome.data, data)
 
 
 def drop_unreadable(data: dict[str, Any], prefix: str = "") -> list[str]:
@@ -157,6 +268,31 @@ def env_var(*parts: str) -> str:
     return ENV_PREFIX + ENV_NESTED_DELIMITER.join(p.upper() for p in parts)
 
 
+# STACKCOACH_* variables the app reads that are not settings (see settings.store and ui.app).
+OTHER_VARIABLES = frozenset({"CONFIG_DIR", "DATA_DIR", "SEED", "SCRIPT", "SCREENSHOT", "FRAMES"})
+
+
+def unknown_env_vars(environ: Mapping[str, str]) -> list[str]:
+    """Messages for ``STACKCOACH_*`` variables that name neither a settings group nor another variable the app
+    reads (a misspelling such as ``STACKCOACH_HANDLNG__DAS``), which pydantic-settings would skip silently.
+    Unknown settings inside a known group are reported by :func:`apply_env`."""
+    problems = []
+    for name in sorted(environ):
+        upper = name.upper()
+        if not upper.startswith(ENV_PREFIX):
+            continue
+        rest = upper[len(ENV_PREFIX) :]
+        group = rest.split(ENV_NESTED_DELIMITER, 1)[0]
+        if group.lower() in GROUPS or group in OTHER_VARIABLES or group == "SCHEMA_VERSION":
+            continue
+        problems.append(
+            f"{name} is not a Stack Coach setting; ignored "
+            f"(settings are {ENV_PREFIX}<GROUP>{ENV_NESTED_DELIMITER}<SETTING> with a group of "
+            f"{', '.join(g.upper() for g in GROUPS)})"
+        )
+    return problems
+
+
 def read_env() -> tuple[dict[str, Any], list[str]]:
     """``STACKCOACH_*`` overrides as nested raw data, using pydantic-settings' own parsing. A group whose
     variables cannot be parsed (a list that is not valid JSON) is skipped and reported; the others apply."""
@@ -183,11 +319,12 @@ def read_env() -> tuple[dict[str, Any], list[str]]:
 
 
 def apply_env(
-    groups: dict[str, BaseModel], env: dict[str, Any]
+    groups: dict[str, BaseModel], env: dict[str, Any], *, applied: dict[str, str] | None = None
 ) -> tuple[dict[str, BaseModel], list[str], list[str]]:
     """Layer environment overrides on validated groups. Returns (groups, problems, notices). A bad override
     is ignored and the file's value kept; overrides that clash with the rest of their group (a key already
-    bound elsewhere, a unit that makes the file's DAS out of range) are all ignored for that group."""
+    bound elsewhere, a unit that makes the file's DAS out of range) are all ignored for that group.
+    ``applied``, if given, receives ``"group.field" -> variable name`` for every override that took effect."""
     problems: list[str] = []
     notices: list[str] = []
     groups = dict(groups)
@@ -210,6 +347,8 @@ def apply_env(
                 notices += [
                     f"{name}.{k} = {show(getattr(instance, k))} (from {env_var(name, k)})" for k in known
                 ]
+                if applied is not None:
+                    applied.update({f"{name}.{k}": env_var(name, k) for k in known})
                 groups[name] = instance
                 break
             own = [e for e in errors if e["loc"] and e["loc"][0] in known]
