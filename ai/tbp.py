@@ -129,7 +129,7 @@ def parse_board(rows: Any) -> Board:
 
 def _field(message: dict[str, Any], name: str, kind: str) -> Any:
     if name not in message:
-        raise TbpError(f"{kind} message has no {name!r}")
+        raise TbpError(f"no {name!r} field")
     return message[name]
 
 
