@@ -19,7 +19,7 @@ from ui import testing
 from ui.modes import PC_PRACTICE
 from ui.pc_setups import PIECES_LEFT, load_setups, loop_start, mirror_board, setup_start
 from ui.play import PlayScene
-from ui.store import HistoryStore
+from ui.store import SCHEMA_VERSION, HistoryStore
 from ui.worker_client import WorkerClient, spawn_thread_worker
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -96,7 +96,7 @@ def test_store_migrates_version_1_and_keeps_per_setup_stats(tmp_path):
     assert stats.rate == pytest.approx(2 / 3)
     assert stats.seconds_per_pc == pytest.approx(8.0)
     assert store.pc_stats("PCO (with I)").attempts == 0
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 @pytest.fixture

@@ -62,22 +62,41 @@ def test_fumen_quiz_sets_board_and_queue():
         start_from_fumen("   ")
 
 
-def test_pc_practice_restart_keeps_the_queue(tmp_path, monkeypatch):
+def test_pc_practice_shift_r_replays_the_same_queue_and_r_deals_a_new_one(tmp_path, monkeypatch):
     from ui.modes import PC_PRACTICE
+    from ui.pc_setups import loop_start
     from ui.play import PlayScene
     from ui.testing import make_app, tap
 
     monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
     monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_SEED", "7")  # the app's seeds are repeatable, so "new" is checkable
     app, _ = make_app(tmp_path)
-    scene = PlayScene(app, PC_PRACTICE)
+    scene = PlayScene(app, PC_PRACTICE, loop_start(1, 3), 3)
     app.scenes.push(scene)
-    queue = [scene.game.active.piece, *scene.game.preview(6)]
+
+    def dealt():
+        return [scene.game.active.piece, *scene.game.preview(6)]
+
+    queue = dealt()
+    assert "R: new queue · Shift+R: same queue" in scene.rules_text  # the keys are on the play screen
     tap(app, "space")
     app.tick()
-    tap(app, "r")
-    assert scene.game.stats.pieces == 0
-    assert [scene.game.active.piece, *scene.game.preview(6)] == queue
+    tap(app, "shift+r")
+    assert scene.game.stats.pieces == 0 and dealt() == queue
+    assert scene.popups[-1].text == "SAME QUEUE AGAIN"
+    seen = {tuple(queue)}
+    for _ in range(3):
+        tap(app, "space")
+        app.tick()
+        tap(app, "r")
+        assert scene.game.stats.pieces == 0 and scene.popups[-1].text == "NEW QUEUE"
+        assert scene.start.setup == "Empty board, 1st PC"  # the same practice start, other pieces
+        seen.add(tuple(dealt()))
+    assert len(seen) == 4  # every R dealt pieces not seen before
+    again = dealt()
+    tap(app, "shift+r")
+    assert dealt() == again  # "same queue" now means the new one
 
 
 def test_main_without_subcommand_opens_the_app(tmp_path, monkeypatch):

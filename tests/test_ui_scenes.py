@@ -105,5 +105,7 @@ def test_sprint_finish_goes_to_results_and_retry(app):
     assert isinstance(results, ResultsScene) and len(app.scenes.stack) == 1
     assert results.outcome is not None and results.outcome.record.mode == "sprint"
     app.draw(app.screen)
+    for _ in range(30):  # keys do nothing for half a second after the results appear
+        app.tick()
     tap(app, "r")  # restart key = retry
     assert isinstance(app.scenes.top, PlayScene) and app.scenes.top is not play

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 import pygame
 
 from ui import render as R
-from ui.modes import MARATHON, MODES, PC_PRACTICE, SPRINT, ZEN, Mode
+from ui.modes import MARATHON, MODES, PC_PRACTICE, SPRINT, ZEN, Mode, describe_rules
 from ui.scene import Scene
-from ui.store import GameRecord, SaveOutcome, StoreUnavailable
+from ui.store import GameRecord, SaveOutcome, StoreUnavailable, has_best
 
 NAV_UP = (pygame.K_UP, pygame.K_w)
 NAV_DOWN = (pygame.K_DOWN, pygame.K_s)
 ACCEPT = (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE)
+RESULTS_GRACE_TICKS = 30  # the results screen ignores keys and clicks this long (keys mashed at the end of a run)
+ENDINGS = {"finished": "Finished!", "topout": "Topped out", "ended": "Run ended"}
 
 
 @dataclass
@@ -25,7 +27,8 @@ class Item:
 
 
 class Menu:
-    """A vertical list navigated with arrows / W S, Enter or Space to choose, or the mouse."""
+    """A vertical list navigated with arrows / W S (stopping at the ends), Enter or Space to choose, or the
+    mouse."""
 
     def __init__(self, items: list[Item], x: float, y: float, width: float = 360, step: float = 52,
                  size: float = 40) -> None:
@@ -41,9 +44,9 @@ class Menu:
         """True if the event was used."""
         if event.type == pygame.KEYDOWN:
             if event.key in NAV_UP:
-                self.index = (self.index - 1) % len(self.items)
+                self.index = max(0, self.index - 1)
             elif event.key in NAV_DOWN:
-                self.index = (self.index + 1) % len(self.items)
+                self.index = min(len(self.items) - 1, self.index + 1)
             elif event.key in ACCEPT:
                 app.sounds.play("menu")
                 self.items[self.index].action()
@@ -80,6 +83,8 @@ def _fmt_time(seconds: float) -> str:
 
 
 def best_text(mode_key: str, record: GameRecord | None) -> str:
+    if not has_best(mode_key):
+        return "—"  # Zen and PC practice keep no personal best
     if record is None:
         return "no personal best yet"
     if mode_key == "sprint":
@@ -132,7 +137,7 @@ class TitleScene(Scene):
         items += [
             Item("Stats", lambda: app.scenes.push(StatsScene(app)), "Your history and personal bests."),
             Item("Settings", self.open_settings, "Rules, handling, keys, display and sound."),
-            Item("Quit", app.quit, "Close Stack Coach."),
+            Item("Quit", self.ask_quit, "Close Stack Coach."),
         ]
         self.menu = Menu(items, 110, 250, 380)
         self.bests: dict[str, GameRecord | None] = {}
@@ -146,7 +151,8 @@ class TitleScene(Scene):
 
         try:
             for mode in MODES:
-                self.bests[mode.key] = store.best(mode.key, rules_summary(self.app.settings, mode))
+                if has_best(mode.key):
+                    self.bests[mode.key] = store.best(mode.key, rules_summary(self.app.settings, mode))
         except StoreUnavailable as error:
             self.app.store_failed(str(error))
 
@@ -165,11 +171,14 @@ class TitleScene(Scene):
 
         self.app.scenes.push(SettingsScene(self.app))
 
+    def ask_quit(self) -> None:
+        self.app.scenes.push(ConfirmScene(self.app, "Quit Stack Coach?", "Quit", self.app.quit))
+
     def handle(self, event) -> None:
         if self.menu.handle(event, self.app):
             return
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
-            self.app.quit()
+            self.ask_quit()
 
     def draw(self, surface: pygame.Surface) -> None:
         view = R.View(surface.get_size())
@@ -194,6 +203,36 @@ class TitleScene(Scene):
         R.blit_text(surface, "Arrows + Enter to choose · Esc quits", view.pt(110, 680), view.font_size(22), R.DIM)
 
 
+class ConfirmScene(Scene):
+    """A yes/no question over the scene below; "Cancel" is chosen first and Esc cancels."""
+
+    transparent = True
+    name = "confirm"
+
+    def __init__(self, app, question: str, yes: str, action: Callable[[], None]) -> None:
+        super().__init__(app)
+        self.question = question
+        self.action = action
+        self.menu = Menu([Item("Cancel", app.scenes.pop), Item(yes, self.confirm)], 470, 330, 340)
+
+    def confirm(self) -> None:
+        self.app.scenes.pop()
+        self.action()
+
+    def handle(self, event) -> None:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            self.app.scenes.pop()
+            return
+        self.menu.handle(event, self.app)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        view = R.View(surface.get_size())
+        R.dim_overlay(surface, 170)
+        R.panel(surface, view.rect(430, 220, 420, 240), (20, 22, 31), R.PANEL_EDGE, 2)
+        R.blit_text(surface, self.question, view.pt(640, 270), view.font_size(40), R.ACCENT, "center")
+        self.menu.draw(surface, view)
+
+
 class PauseScene(Scene):
     """Drawn over the paused game."""
 
@@ -203,15 +242,24 @@ class PauseScene(Scene):
     def __init__(self, app, play) -> None:
         super().__init__(app)
         self.play = play
-        items = [Item("Resume", app.scenes.pop), Item("Restart", self.restart), Item("Settings", self.settings)]
+        items = [Item("Resume", app.scenes.pop)]
+        if play.mode is PC_PRACTICE:
+            items += [Item("New queue", self.restart), Item("Same queue again", self.same_queue)]
+        else:
+            items.append(Item("Restart", self.restart))
+        items.append(Item("Settings", self.settings))
         if play.game.stats.pieces:
             items.append(Item("End run (results)", self.end_run))
         items.append(Item("Quit to title", self.quit_to_title))
-        self.menu = Menu(items, 470, 250, 340)
+        self.menu = Menu(items, 470, 250 if len(items) < 6 else 230, 340)
 
     def restart(self) -> None:
         self.app.scenes.pop()
         self.play.restart()
+
+    def same_queue(self) -> None:
+        self.app.scenes.pop()
+        self.play.restart(same_queue=True)
 
     def quit_to_title(self) -> None:
         self.play.save_attempts()  # PC-practice attempts are kept even when the run is abandoned
@@ -235,7 +283,8 @@ class PauseScene(Scene):
     def draw(self, surface: pygame.Surface) -> None:
         view = R.View(surface.get_size())
         R.dim_overlay(surface, 150)
-        R.panel(surface, view.rect(430, 120, 420, 410), (20, 22, 31), R.PANEL_EDGE, 2)
+        bottom = self.menu.y + len(self.menu.items) * self.menu.step + 20
+        R.panel(surface, view.rect(430, 120, 420, max(410, bottom - 120)), (20, 22, 31), R.PANEL_EDGE, 2)
         R.blit_text(surface, "PAUSED", view.pt(640, 180), view.font_size(72), R.ACCENT, "center")
         self.menu.draw(surface, view)
 
@@ -267,6 +316,10 @@ def start_from_fumen(code: str):
 
 
 class ResultsScene(Scene):
+    """The end of a run: its numbers, how it ended, whether it was assisted, and the personal best. Keys and
+    clicks do nothing for RESULTS_GRACE_TICKS after it appears (a hard drop mashed at the top-out must not
+    press Retry)."""
+
     name = "results"
 
     def __init__(self, app, play, outcome: SaveOutcome | None, problem: str | None) -> None:
@@ -276,38 +329,94 @@ class ResultsScene(Scene):
         self.problem = problem
         self.summary = play.summary()
         self.finished = play.end_reason == "finished"
+        self.age = 0  # ticks since the screen appeared
+        mode = play.mode
+        self.heading = f"{mode.title} — {ENDINGS[play.ending]}"
+        self.rules_line = describe_rules(play.rules_key)
+        from ui.play import ASSIST_NAMES
+
+        used = [name for key, name in ASSIST_NAMES.items() if key in play.assists]
+        self.assist_line = f"Assisted run ({', '.join(used)})" if used else ""
         self.pc_stats = None  # PC practice: the all-time statistics of the setup just played
         setup = play.start.setup if play.start is not None else ""
-        if play.mode is PC_PRACTICE and setup and app.store is not None:
+        if mode is PC_PRACTICE and setup and app.store is not None:
             try:
                 self.pc_stats = app.store.pc_stats(setup)
             except StoreUnavailable as error:
                 app.store_failed(str(error))
-        self.menu = Menu([Item("Retry", self.retry), Item("Title", lambda: app.scenes.reset(TitleScene(app)))],
-                         110, 560, 300)
+        self.best_lines = self._best_lines()
+        title = Item("Title", lambda: app.scenes.reset(TitleScene(app)))
+        if mode is PC_PRACTICE:
+            items = [Item("New queue", self.retry), Item("Same queue again", lambda: self.retry(same_queue=True)),
+                     title]
+        else:
+            items = [Item("Retry", self.retry), title]
+        self.menu = Menu(items, 110, 560 if len(items) == 2 else 540, 300)
 
-    def retry(self) -> None:
+    def _best_lines(self) -> list[tuple[str, int, tuple[int, int, int]]]:
+        """What the personal-best panel says: (text, font size, colour) per line."""
+        mode, outcome = self.play.mode, self.outcome
+        if self.problem:
+            return [(self.problem, 22, R.BAD)]
+        if not has_best(mode.key):
+            return [(f"{mode.title} keeps no personal best", 26, R.DIM)]
+        if outcome is None:
+            return [("not recorded (no pieces placed)", 24, R.DIM)]
+        if outcome.is_new_best:
+            lines = [("NEW PERSONAL BEST!", 38, R.GOOD), (best_text(mode.key, outcome.record), 30, R.TEXT)]
+            if outcome.previous_best is not None:
+                lines.append(("previous: " + best_text(mode.key, outcome.previous_best), 24, R.DIM))
+            return lines
+        record = outcome.record
+        if record.assisted:
+            reason = "assisted: not a personal best"
+        elif not record.finished:
+            reason = f"{mode.goal_lines} lines not reached: not a personal best"
+        else:
+            reason = ""
+        lines = [(reason, 26, R.BAD)] if reason else []
+        return lines + [("best: " + best_text(mode.key, outcome.previous_best), 24, R.DIM)]
+
+    def retry(self, *, same_queue: bool = False) -> None:
+        """Play the mode again. PC practice: a new queue from the same start, or `same_queue`."""
         from ui.play import PlayScene
 
-        seed = self.play.seed if self.play.mode is PC_PRACTICE else None
-        self.app.scenes.replace(PlayScene(self.app, self.play.mode, self.play.start, seed))
+        play = self.play
+        start, seed = play.start, None
+        if play.mode is PC_PRACTICE:
+            seed = play.seed if same_queue else self.app.new_seed()
+            if start is not None and not same_queue:
+                start = start.with_seed(seed)
+        self.app.scenes.replace(PlayScene(self.app, play.mode, start, seed))
+
+    def update(self) -> None:
+        self.age += 1
+
+    @property
+    def accepting_input(self) -> bool:
+        return self.age >= RESULTS_GRACE_TICKS
 
     def handle(self, event) -> None:
+        if not self.accepting_input and event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
+            return
         if self.menu.handle(event, self.app):
             return
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_ESCAPE:
                 self.app.scenes.reset(TitleScene(self.app))
             elif self.app.keymap.resolve(event.key, event.mod) == "restart":
-                self.retry()
+                self.retry(same_queue=bool(event.mod & pygame.KMOD_SHIFT))
 
     def draw(self, surface: pygame.Surface) -> None:
         view = R.View(surface.get_size())
         surface.fill(R.BG)
         mode = self.play.mode
-        heading = {"finished": "Finished!", "topout": "Topped out"}.get(self.play.end_reason or "", "Run ended")
-        R.blit_text(surface, f"{mode.title} — {heading}", view.pt(110, 80), view.font_size(64), R.ACCENT)
-        R.blit_text(surface, self.play.rules_text, view.pt(112, 140), view.font_size(24), R.DIM)
+        R.blit_text(surface, self.heading, view.pt(110, 80), view.font_size(64), R.ACCENT)
+        rules = self.rules_line + ("   ·   " if self.assist_line else "")
+        R.blit_text(surface, rules, view.pt(112, 140), view.font_size(24), R.DIM)
+        if self.assist_line:
+            width = R.font(view.font_size(24)).size(rules)[0]
+            R.blit_text(surface, self.assist_line, (view.x(112) + width, view.y(140)), view.font_size(24), R.BAD)
         s = self.summary
         rows = [("Time", _fmt_time(s["seconds"])), ("Pieces", f"{int(s['pieces'])}"),
                 ("Lines", f"{int(s['lines'])}"), ("PPS", f"{s['pps']:.2f}"), ("APM", f"{s['apm']:.1f}"),
@@ -321,10 +430,18 @@ class ResultsScene(Scene):
             y = 200 + (i // 2) * 64
             R.blit_text(surface, label, view.pt(x, y), view.font_size(26), R.DIM)
             R.blit_text(surface, value, view.pt(x, y + 24), view.font_size(40), R.TEXT)
-        self._draw_best(surface, view, mode)
+        self._draw_best(surface, view)
         if self.pc_stats is not None:
             self._draw_pc_stats(surface, view)
         self.menu.draw(surface, view)
+        keys = self.app.keymap.keys_for("restart")
+        if keys:
+            from ui.input import pretty_key
+
+            key = pretty_key(keys[0])
+            hint = (f"{key} new queue · Shift+{key} same queue · Esc title" if mode is PC_PRACTICE
+                    else f"{key} retry · Esc title")
+            R.blit_text(surface, hint, view.pt(110, 690), view.font_size(22), R.DIM)
 
     def _draw_pc_stats(self, surface: pygame.Surface, view: R.View) -> None:
         stats = self.pc_stats
@@ -341,7 +458,7 @@ class ResultsScene(Scene):
             R.blit_text(surface, label, (rx, ry), view.font_size(22), R.DIM)
             R.blit_text(surface, value, (rx, ry + view.s(22)), view.font_size(34), R.TEXT)
 
-    def _draw_best(self, surface: pygame.Surface, view: R.View, mode: Mode) -> None:
+    def _draw_best(self, surface: pygame.Surface, view: R.View) -> None:
         box = view.rect(800, 200, 400, 220)
         R.panel(surface, box)
         x, y = box.x + view.s(18), box.y + view.s(16)
@@ -349,26 +466,27 @@ class ResultsScene(Scene):
         if self.problem:
             draw_messages(surface, view, [(self.problem, R.BAD)], 810, 250, 380)
             return
-        if self.outcome is None:
-            R.blit_text(surface, "not recorded (no pieces placed)", (x, y + view.s(50)), view.font_size(24), R.DIM)
-            return
-        if self.outcome.is_new_best:
-            R.blit_text(surface, "NEW PERSONAL BEST!", (x, y + view.s(50)), view.font_size(38), R.GOOD)
-            R.blit_text(surface, best_text(mode.key, self.outcome.record), (x, y + view.s(100)),
-                        view.font_size(30), R.TEXT)
-            before = self.outcome.previous_best
-            if before is not None:
-                R.blit_text(surface, "previous: " + best_text(mode.key, before), (x, y + view.s(145)),
-                            view.font_size(24), R.DIM)
-        else:
-            if mode is SPRINT and not self.outcome.record.finished:
-                R.blit_text(surface, "40 lines not reached: no time recorded", (x, y + view.s(50)),
-                            view.font_size(26), R.BAD)
-            R.blit_text(surface, "best: " + best_text(mode.key, self.outcome.previous_best),
-                        (x, y + view.s(100)), view.font_size(24), R.DIM)
+        y += view.s(50)
+        for text, size, colour in self.best_lines:
+            for part in R.wrap(text, view.font_size(size), box.w - view.s(36)):
+                R.blit_text(surface, part, (x, y), view.font_size(size), colour)
+                y += int(view.font_size(size) * 1.15)
+
+
+ENDING_WORDS = {"finished": "finished", "topout": "topped out", "ended": "ended"}
+_TITLES = {m.key: m.title for m in MODES}
+
+
+def how_it_ended(record: GameRecord) -> str:
+    """How a stored run ended, and "assisted" when it was: "topped out · assisted"."""
+    ending = ENDING_WORDS.get(record.ending or "", "finished" if record.finished else "not finished")
+    return ending + (" · assisted" if record.assisted else "")
 
 
 class StatsScene(Scene):
+    """Per mode and rules: games, pieces, lines and the personal best; then the recent games, each with how
+    it ended and whether it was assisted."""
+
     name = "stats"
 
     def __init__(self, app) -> None:
@@ -389,8 +507,20 @@ class StatsScene(Scene):
             self.problem = str(error)
             self.app.store_failed(str(error))
 
+    def summary_rows(self) -> list[tuple[str, str, str, str, str]]:
+        """(mode and rules, games, pieces, lines, personal best) per group, as the table shows them."""
+        return [(f"{_TITLES.get(e['mode'], e['mode'])}  ({describe_rules(e['rules'])})", f"{e['games']}",
+                 f"{e['pieces']}", f"{e['lines']}", best_text(e["mode"], e["best"])) for e in self.summary[:8]]
+
+    def recent_rows(self) -> list[tuple[str, str]]:
+        """(the game's numbers, how it ended) per recent game, newest first."""
+        return [(f"{r.played_at[:16].replace('T', ' ')}   {_TITLES.get(r.mode, r.mode):<10}  "
+                 f"{_fmt_time(r.seconds)}   {r.pieces} pcs   {r.lines} lines   {r.pps:.2f} PPS   "
+                 f"{r.apm:.1f} APM   finesse {r.finesse}", how_it_ended(r)) for r in self.recent]
+
     def handle(self, event) -> None:
-        if event.type == pygame.KEYDOWN and event.key in (pygame.K_ESCAPE, pygame.K_RETURN, pygame.K_BACKSPACE) or event.type == pygame.MOUSEBUTTONDOWN:
+        if (event.type == pygame.KEYDOWN and event.key in (pygame.K_ESCAPE, pygame.K_RETURN, pygame.K_BACKSPACE)
+                or event.type == pygame.MOUSEBUTTONDOWN):
             self.app.scenes.pop()
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -401,32 +531,29 @@ class StatsScene(Scene):
             draw_messages(surface, view, [(self.problem, R.BAD)], 80, 130, 1100)
             return
         size = view.font_size(22)
-        titles = {m.key: m.title for m in (ZEN, SPRINT, MARATHON, PC_PRACTICE)}
         y = 130
-        columns = ((620, "games", "games"), (720, "pieces", "pieces"), (800, "lines", "lines"))
+        columns = ((700, "games"), (790, "pieces"), (870, "lines"))
         R.blit_text(surface, "Mode (rules)", view.pt(80, y), size, R.DIM)
-        for x, title, _ in columns:
+        for x, title in columns:
             R.blit_text(surface, title, view.pt(x, y), size, R.DIM, "topright")
-        R.blit_text(surface, "personal best", view.pt(840, y), size, R.DIM)
-        for entry in self.summary[:8]:
+        R.blit_text(surface, "personal best (unassisted)", view.pt(900, y), size, R.DIM)
+        for label, *numbers, best in self.summary_rows():
             y += 28
-            label = f"{titles.get(entry['mode'], entry['mode'])}  ({entry['rules']})"
             R.blit_text(surface, label, view.pt(80, y), size, R.TEXT)
-            for x, _, field in columns:
-                R.blit_text(surface, f"{entry[field]}", view.pt(x, y), size, R.TEXT, "topright")
-            R.blit_text(surface, best_text(entry["mode"], entry["best"]), view.pt(840, y), size, R.GOOD)
+            for (x, _), number in zip(columns, numbers, strict=True):
+                R.blit_text(surface, number, view.pt(x, y), size, R.TEXT, "topright")
+            R.blit_text(surface, best, view.pt(900, y), size, R.GOOD)
         if not self.summary:
             R.blit_text(surface, "No games yet — finish a run and it shows up here.", view.pt(80, y + 30), size, R.DIM)
         y = max(y + 60, 400)
         R.blit_text(surface, "Recent games", view.pt(80, y), view.font_size(30), R.TEXT)
-        for record in self.recent:
+        for line, ending in self.recent_rows():
             y += 24
             if y > 690:
                 break
-            line = (f"{record.played_at[:16].replace('T', ' ')}   {titles.get(record.mode, record.mode):<10}  "
-                    f"{_fmt_time(record.seconds)}   {record.pieces} pcs   {record.lines} lines   "
-                    f"{record.pps:.2f} PPS   {record.apm:.1f} APM   finesse {record.finesse}")
             R.blit_text(surface, line, view.pt(80, y), size, R.DIM)
+            R.blit_text(surface, ending, view.pt(1200, y), size, R.BAD if "assisted" in ending else R.DIM,
+                        "topright")
         R.blit_text(surface, "Esc back", view.pt(1200, 690), size, R.DIM, "topright")
 
 

@@ -100,3 +100,48 @@ def rules_summary(settings, mode: Mode) -> str:
         parts.append("20g" if r.gravity_mode == "20g" else
                      f"lv{r.start_level}" if r.gravity_mode == "level" else f"g{r.fixed_gravity:g}")
     return " ".join(parts)
+
+
+_ROTATION_NAMES = {"srs": "SRS", "srs+": "SRS+", "none": "no kicks", "nrs": "NRS"}
+_RANDOMIZER_NAMES = {"7bag": "7-bag", "14bag": "14-bag", "random": "random pieces", "nes": "NES randomizer",
+                     "tgm": "TGM randomizer"}
+
+
+def describe_rules(summary: str) -> str:
+    """A `rules_summary` as players read it: "srs 7bag 5nx hold 180 lv1" ->
+    "SRS · 7-bag · 5 previews · hold · 180° · level 1". Parts it does not know are shown as they are."""
+    tokens = summary.split(" ")
+    # The rotation part may hold spaces (a custom kick file's path): it runs up to the randomizer.
+    split = next((i for i, token in enumerate(tokens) if i and token in _RANDOMIZER_NAMES), 1)
+    rotation = " ".join(tokens[:split])
+    if rotation.startswith("kicks:"):
+        parts = [f"kicks from {rotation[len('kicks:'):].replace(chr(92), '/').rsplit('/', 1)[-1]}"]
+    else:
+        parts = [_ROTATION_NAMES.get(rotation, rotation)]
+    for token in tokens[split:]:
+        if token in _RANDOMIZER_NAMES:
+            parts.append(_RANDOMIZER_NAMES[token])
+        elif token.endswith("nx") and token[:-2].isdigit():
+            n = int(token[:-2])
+            parts.append("no previews" if n == 0 else f"{n} preview{'s' if n != 1 else ''}")
+        elif token in ("hold", "nohold"):
+            parts.append("hold" if token == "hold" else "no hold")
+        elif token == "180":
+            parts.append("180°")
+        elif token.startswith("lv") and token[2:].isdigit():
+            parts.append(f"level {token[2:]}")
+        elif token == "20g":
+            parts.append("20G")
+        elif token.startswith("g") and _is_number(token[1:]):
+            parts.append("no gravity" if float(token[1:]) == 0 else f"gravity {token[1:]}")
+        elif token:
+            parts.append(token)
+    return " · ".join(parts)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -5,6 +5,7 @@ No pygame here. Contracts:
   (so a restart with the same seed deals the same pieces).
 * `setup_start(setup, seed, mirrored)`: the built setup field with the bag in the state the setup leaves it in
   (its `bag_left`; "*1" = one piece drawn from the seed), so the next pieces follow the 7-bag consistently.
+* Both starts carry `reseed(seed)`: the same start with the pieces of another seed (PC practice's "new queue").
 * Mirroring maps x -> 9 - x and swaps S<->Z and J<->L, on the field and in the bag.
 """
 
@@ -92,7 +93,7 @@ def loop_start(n: int, seed: int):
     k = PIECES_LEFT[n]
     left = random.Random(seed).sample(list(Piece), k)
     return StartPosition(board=Board.empty(), randomizer_state=bag_state(left), label=f"{ordinal(n)} PC",
-                         setup=f"Empty board, {ordinal(n)} PC")
+                         setup=f"Empty board, {ordinal(n)} PC", reseed=lambda new_seed: loop_start(n, new_seed))
 
 
 def setup_start(setup: PcSetup, seed: int, mirrored: bool = False):
@@ -105,4 +106,5 @@ def setup_start(setup: PcSetup, seed: int, mirrored: bool = False):
     if mirrored:
         left = [mirror_piece(p) for p in left]
     return StartPosition(board=setup.board(mirrored), randomizer_state=bag_state(left),
-                         label=setup.stats_key(mirrored), setup=setup.stats_key(mirrored))
+                         label=setup.stats_key(mirrored), setup=setup.stats_key(mirrored),
+                         reseed=lambda new_seed: setup_start(setup, new_seed, mirrored))

@@ -4,6 +4,7 @@ hands the finished run to the results screen. Drawing lives in `ui.playfield` (i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -22,7 +23,7 @@ from game.handling import Button
 from game.pieces import Piece
 from game.randomizer import State
 from ui.coach import Coach
-from ui.modes import Mode, game_config, rules_summary
+from ui.modes import Mode, describe_rules, game_config, rules_summary
 from ui.scene import Scene
 from ui.store import GameRecord
 
@@ -50,6 +51,11 @@ class StartPosition:
     randomizer_state: State | None = None
     label: str = ""
     setup: str = ""  # PC practice: the key its statistics are kept under ("" = not tracked)
+    # The same start with the pieces a new seed deals (PC practice: "new queue"); None: only the seed changes.
+    reseed: Callable[[int], StartPosition] | None = field(default=None, compare=False, repr=False)
+
+    def with_seed(self, seed: int) -> StartPosition:
+        return self.reseed(seed) if self.reseed is not None else self
 
 
 @dataclass
@@ -58,6 +64,12 @@ class Popup:
     colour: tuple[int, int, int]
     born: int
     big: bool = False
+
+
+ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "undo": "undo"}
+# What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
+_RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "faults", "end_reason", "end_clock", "assists",
+              "previews")
 
 
 class PcAttempt(NamedTuple):
@@ -80,6 +92,7 @@ class PlayScene(Scene):
         self.problems: list[str] = []
         self.coach = Coach(self)
         self.pc_attempts: list[PcAttempt] = []  # PC practice: this run's attempts not saved yet
+        self.cleared: dict | None = None  # Zen: the run before the last restart (Ctrl+Z brings it back)
         self.new_game(seed)
 
     # --- game lifecycle -----------------------------------------------------------------------------------
@@ -93,7 +106,7 @@ class PlayScene(Scene):
         board = start.board if start.board is not None else Board(0, _EMPTY_COLOURS)
         self.game = Game(self.config, self.seed, board=board, queue=list(start.queue), hold=start.hold,
                          randomizer_state=start.randomizer_state)
-        self.rules_text = rules_summary(settings, self.mode)
+        self.rules_key = rules_summary(settings, self.mode)  # personal bests are kept per this text
         self.bag_aligned = (self.config.randomizer == "7bag" and not start.queue
                             and start.randomizer_state in (None, ()))
         self.faults: list[int] = []
@@ -104,15 +117,63 @@ class PlayScene(Scene):
         self.end_reason: str | None = None  # "finished" or "topout"
         self.end_clock = 0
         self.saved = False
+        self.assists: set[str] = set()  # keys of ASSIST_NAMES used in this run: it can be no personal best
         self.app.input.clear()
         self.previews = self.game.preview()
         self.coach.reset()
         self.pc_window_start = 0  # game tick when the current PC attempt began
 
-    def restart(self) -> None:
-        """Again from the start: PC practice keeps its queue (same seed); other modes deal a new one."""
-        keep = self.fixed_seed if self.fixed_seed is not None else (self.seed if self.mode.key == "pc" else None)
-        self.new_game(keep)
+    def restart(self, *, same_queue: bool = False) -> None:
+        """Again from the start. PC practice deals a new queue (`same_queue`: the same one again); Zen keeps
+        the cleared run so Ctrl+Z brings it back; other modes deal a new queue (a fixed seed stays fixed)."""
+        if self.mode.key == "pc":
+            if same_queue:
+                self.new_game(self.seed)
+            else:
+                seed = self.app.new_seed()
+                if self.start is not None:
+                    self.start = self.start.with_seed(seed)
+                self.fixed_seed = seed
+                self.new_game(seed)
+            text = "SAME QUEUE AGAIN" if same_queue else "NEW QUEUE"
+            self.popups.append(Popup(text, (235, 235, 245), self.clock))
+            return
+        cleared = None
+        if self.mode.key == "zen" and self.game.stats.pieces:
+            cleared = {name: getattr(self, name) for name in _RUN_STATE}
+        self.new_game(self.fixed_seed)
+        if cleared is not None:
+            self.cleared = cleared
+            undo = self.app.keymap.keys_for("undo")
+            from ui.input import pretty_key
+
+            key = pretty_key(undo[0]).upper() if undo else "UNDO"
+            self.popups.append(Popup(f"BOARD CLEARED · {key} BRINGS IT BACK", (235, 235, 245), self.clock))
+
+    def bring_back_cleared(self) -> bool:
+        """Zen: undo a restart (the board and run as they were). False if there is nothing to bring back."""
+        if self.cleared is None:
+            return False
+        for name, value in self.cleared.items():
+            setattr(self, name, value)
+        self.cleared = None
+        self.assists.add("undo")
+        self.coach.reset()
+        self.popups = [Popup("BOARD BACK", (140, 230, 160), self.clock)]
+        self.flash = None
+        return True
+
+    @property
+    def rules_text(self) -> str:
+        """The rules line under the title, as players read it (PC practice adds its restart keys)."""
+        text = describe_rules(self.rules_key)
+        if self.mode.key == "pc":
+            from ui.input import pretty_key
+
+            keys = self.app.keymap.keys_for("restart")
+            key = pretty_key(keys[0]) if keys else "(restart unbound)"
+            text += f"  —  {key}: new queue · Shift+{key}: same queue"
+        return text
 
     # --- derived numbers ----------------------------------------------------------------------------------
     @property
@@ -150,6 +211,7 @@ class PlayScene(Scene):
             return False
         while self.game.stats.pieces > good.pieces and self.game.undo():
             pass
+        self.assists.add("undo")
         self.end_reason = None
         self.coach.lost_clock = None
         self.coach.executor = None
@@ -169,7 +231,7 @@ class PlayScene(Scene):
 
             self.app.scenes.push(PauseScene(self.app, self))
         elif pressed == "restart":
-            self.restart()
+            self.restart(same_queue=bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT))
         elif (event.type == pygame.KEYDOWN and self.end_reason == "topout" and self.mode.allow_undo
               and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)):
             self.finish()
@@ -190,6 +252,9 @@ class PlayScene(Scene):
             return
         if not self.mode.allow_undo:
             buttons &= ~(Button.UNDO | Button.REDO)
+        if buttons & Button.UNDO and self.cleared is not None and self.game.stats.pieces == 0 \
+                and self.bring_back_cleared():
+            return  # nothing to undo in the new run: the undo brings back the board the restart cleared
         coach = self.coach
         coach.poll()
         if coach.autoplay:
@@ -199,6 +264,11 @@ class PlayScene(Scene):
                 coach.set_autoplay(False)
             else:
                 buttons = coach.autoplay_buttons()
+        # Anything the AI or undo did for the player makes this an assisted run (never a personal best).
+        if coach.autoplay:
+            self.assists.add("autoplay")
+        if self.app.settings.ai.hint_enabled:
+            self.assists.add("hint")
         board_before = self.game.board
         level = self.game.level
         self._hard_drop = bool(buttons & Button.HARD_DROP)  # picks the lock sound
@@ -232,6 +302,7 @@ class PlayScene(Scene):
             self.end_clock = 0
             sounds.play("topout")
         elif isinstance(event, Undone):
+            self.assists.add("undo")
             self.end_reason = None
             self.popups.clear()
             self.flash = None
@@ -276,13 +347,22 @@ class PlayScene(Scene):
             sounds.play("harddrop" if getattr(self, "_hard_drop", False) else "lock")
 
     # --- the end of a run ---------------------------------------------------------------------------------
+    @property
+    def ending(self) -> str:
+        """How the run ended: "finished" (goal reached), "topout", or "ended" (by the player)."""
+        return self.end_reason if self.end_reason in ("finished", "topout") else "ended"
+
+    @property
+    def assisted(self) -> bool:
+        return bool(self.assists)
+
     def record(self) -> GameRecord:
         s = self.summary()
-        finished = self.end_reason == "finished" if self.mode.goal_lines else s["pieces"] > 0  # goal reached
         return GameRecord(
-            mode=self.mode.key, rules=self.rules_text, finished=bool(finished), seconds=round(s["seconds"], 3),
-            pieces=int(s["pieces"]), lines=int(s["lines"]), score=int(s["score"]), pps=round(s["pps"], 3),
-            apm=round(s["apm"], 2), kpp=round(s["kpp"], 3), finesse=int(s["finesse"]),
+            mode=self.mode.key, rules=self.rules_key, finished=self.ending == "finished",
+            seconds=round(s["seconds"], 3), pieces=int(s["pieces"]), lines=int(s["lines"]), score=int(s["score"]),
+            pps=round(s["pps"], 3), apm=round(s["apm"], 2), kpp=round(s["kpp"], 3), finesse=int(s["finesse"]),
+            assisted=self.assisted, ending=self.ending,
         )
 
     def save_attempts(self) -> None:
@@ -297,7 +377,7 @@ class PlayScene(Scene):
         if game is not None:
             self._forget_undone_attempts(game.stats.pieces + 1)
         if self.pc_attempts:
-            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_text,
+            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_key,
                                       [(attempt.success, attempt.seconds) for attempt in self.pc_attempts])
             self.pc_attempts = []
 
@@ -310,11 +390,16 @@ class PlayScene(Scene):
             self.pc_window_start = undone[0].began
 
     def _record_open_attempt(self) -> None:
-        """A PC attempt that had pieces placed but no PC yet counts as a failed attempt."""
+        """A PC attempt that had pieces placed but no PC yet counts as a failed attempt. After a PC the game
+        deals the next attempt by itself: stopping during that one counts only if it was already lost (the
+        coach said the PC had become impossible, or the stack topped out)."""
         game = getattr(self, "game", None)
         if game is None or self.start is None or not self.start.setup or not hasattr(self, "pc_window_start"):
             return
         self._forget_undone_attempts(game.stats.pieces + 1)
+        continuation = game.stats.perfect_clears > 0
+        if continuation and not (self.coach.pc_lost or game.over):
+            return
         if game.stats.pieces and game.board.bits and game.ticks > self.pc_window_start:
             self.pc_attempts.append(PcAttempt(False, (game.ticks - self.pc_window_start) / 60, game.stats.pieces,
                                               self.pc_window_start))

@@ -5,8 +5,12 @@ Contracts:
   ``platformdirs.user_data_dir("stackcoach")``. Schema version is kept in ``PRAGMA user_version``.
 * Every write is one transaction. Any sqlite/OS failure (corrupt file, locked database, read-only folder)
   raises :class:`StoreUnavailable` with a message fit to show the player; callers keep playing without it.
-* "Better" depends on the mode: sprint = lower time among runs that reached 40 lines; marathon = higher
-  score (a top-out still scores); other modes = more lines.
+* A database whose tables do not have the shape this version expects (a missing or extra column, a value of
+  the wrong type such as NULL or text in ``seconds``) is reported as StoreUnavailable before anything is
+  written; the file is left exactly as it was.
+* Personal bests exist only in modes with a goal: sprint = lower time, marathon = higher score. Only runs
+  that reached the goal without assistance (autoplay, the hint ghost or undo) count; Zen and PC practice
+  have none.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 
 DATA_DIR_ENV = "STACKCOACH_DATA_DIR"
 FILE_NAME = "history.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LOCK_TIMEOUT_S = 0.5  # a locked database is reported quickly instead of freezing the game
 
 _SCHEMA = """
@@ -54,11 +58,32 @@ CREATE TABLE IF NOT EXISTS pc_attempts (
 );
 CREATE INDEX IF NOT EXISTS pc_attempts_by_setup ON pc_attempts (setup, rules);
 """
-_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2}  # version -> statements that bring version - 1 up to it
+# Version 3: whether the run was assisted (autoplay, hint ghost or undo) and how it ended. Older rows read as
+# unassisted with an unknown ending (NULL); the version 2 columns are unchanged.
+_SCHEMA_V3 = """
+ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN ending TEXT
+"""
+_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2, 3: _SCHEMA_V3}  # version -> statements that bring version - 1 up to it
 
-# mode -> (column, direction, only games that reached the goal count) deciding the personal best.
-_BEST_ORDER = {"sprint": ("seconds", "ASC", True), "marathon": ("score", "DESC", False)}
-_DEFAULT_ORDER = ("lines", "DESC", False)
+# Columns per table and the SQLite types a valid value may have ("null" only where NULL is allowed), and the
+# schema version that introduced each; a file whose tables differ from this is not used.
+_GAMES_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "id": (1, ("integer",)), "mode": (1, ("text",)), "rules": (1, ("text",)), "finished": (1, ("integer",)),
+    "seconds": (1, ("real", "integer")), "pieces": (1, ("integer",)), "lines": (1, ("integer",)),
+    "score": (1, ("integer",)), "pps": (1, ("real", "integer")), "apm": (1, ("real", "integer")),
+    "kpp": (1, ("real", "integer")), "finesse": (1, ("integer",)), "played_at": (1, ("text",)),
+    "assisted": (3, ("integer",)), "ending": (3, ("text", "null")),
+}
+_PC_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "id": (2, ("integer",)), "setup": (2, ("text",)), "rules": (2, ("text",)), "success": (2, ("integer",)),
+    "seconds": (2, ("real", "integer")), "played_at": (2, ("text",)),
+}
+_TABLES = {"games": (1, _GAMES_COLUMNS), "pc_attempts": (2, _PC_COLUMNS)}
+ENDINGS = ("finished", "topout", "ended")  # goal reached; topped out; the player ended it
+
+# mode -> (column, direction) deciding the personal best; modes not listed have none.
+_BEST_ORDER = {"sprint": ("seconds", "ASC"), "marathon": ("score", "DESC")}
 
 
 class StoreUnavailable(RuntimeError):
@@ -78,6 +103,8 @@ class GameRecord:
     apm: float
     kpp: float
     finesse: int
+    assisted: bool = False  # autoplay, the hint ghost or undo was used
+    ending: str | None = None  # one of ENDINGS; None for runs stored before version 3
     played_at: str = ""
     id: int | None = None
 
@@ -105,6 +132,19 @@ class PcStats:
         return self.pcs / self.attempts if self.attempts else 0.0
 
 
+def _sql_type(value: object) -> str:
+    """SQLite's typeof() name for a value sqlite3 returned."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool | int):
+        return "integer"
+    if isinstance(value, float):
+        return "real"
+    if isinstance(value, str):
+        return "text"
+    return "blob"
+
+
 def data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV, "").strip()
     if override:
@@ -118,11 +158,21 @@ def default_path() -> Path:
     return data_dir() / FILE_NAME
 
 
+def has_best(mode: str) -> bool:
+    """True if the mode keeps a personal best (only modes with a goal do)."""
+    return mode in _BEST_ORDER
+
+
+def counts_for_best(record: GameRecord) -> bool:
+    """A run can be a personal best only if its mode has one, it reached the goal, and it was not assisted."""
+    return has_best(record.mode) and record.finished and not record.assisted
+
+
 def better(mode: str, a: GameRecord, b: GameRecord | None) -> bool:
     """True if game ``a`` beats ``b`` (the best so far, or None) under the mode's ordering."""
-    column, direction, needs_goal = _BEST_ORDER.get(mode, _DEFAULT_ORDER)
-    if needs_goal and not a.finished:
+    if mode not in _BEST_ORDER or not counts_for_best(a):
         return False
+    column, direction = _BEST_ORDER[mode]
     if b is None:
         return True
     va, vb = getattr(a, column), getattr(b, column)
@@ -137,6 +187,11 @@ def _explain(error: Exception, path: Path) -> str:
         return (f"the history database {path} is damaged ({error}); history is off for now — "
                 f"move or delete the file to start a new one")
     return f"the history database {path} cannot be used ({error}); history is off for now"
+
+
+def _damaged(path: Path, detail: str) -> StoreUnavailable:
+    return StoreUnavailable(f"the history database {path} is damaged or was changed by another program "
+                            f"({detail}); history is off for now — move or delete the file to start a new one")
 
 
 class HistoryStore:
@@ -170,6 +225,7 @@ class HistoryStore:
             raise StoreUnavailable(
                 f"the history database {self.path} was written by a newer Stack Coach (schema {version}); "
                 f"history is off for now")
+        self._check_shape(conn, version)
         if version < SCHEMA_VERSION:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -183,26 +239,61 @@ class HistoryStore:
                 conn.execute("ROLLBACK")
                 raise
 
+    def _check_shape(self, conn: sqlite3.Connection, version: int) -> None:
+        """StoreUnavailable unless every table has exactly the columns of schema `version` (tables of a later
+        version must not exist yet; a fresh file has none) and every stored value has its column's type."""
+        for table, (since, columns) in _TABLES.items():
+            found = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            if not found:
+                if version >= since:
+                    raise _damaged(self.path, f"the table {table!r} is missing")
+                continue
+            if version < since and version != 0:
+                raise _damaged(self.path, f"the table {table!r} should not exist in schema {version}")
+            expected = [name for name, (added, _) in columns.items() if added <= max(version, since)]
+            extra = [name for name in found if name not in expected]
+            missing = [name for name in expected if name not in found]
+            if extra or missing:
+                parts = ([f"unexpected column {', '.join(map(repr, extra))}"] if extra else []) + \
+                        ([f"no column {', '.join(map(repr, missing))}"] if missing else [])
+                raise _damaged(self.path, f"{table}: " + "; ".join(parts))
+            tests = " OR ".join(
+                f"typeof({name}) NOT IN ({', '.join(repr(kind) for kind in kinds)})"
+                for name, (_, kinds) in columns.items() if name in found)
+            bad = conn.execute(f"SELECT * FROM {table} WHERE {tests} LIMIT 1").fetchone()
+            if bad is not None:
+                row = dict(bad)
+                wrong = next(name for name, (_, kinds) in columns.items() if name in row
+                             and _sql_type(row[name]) not in kinds)
+                raise _damaged(self.path, f"{table} row {row.get('id')}: {wrong} is "
+                                          f"{_sql_type(row[wrong]).upper()} ({row[wrong]!r})")
+
     def check(self) -> None:
         """Open (and create) the database now; StoreUnavailable if it cannot be used."""
         with self._connect() as conn:
             conn.execute("SELECT count(*) FROM games").fetchone()
 
-    @staticmethod
-    def _row(row: sqlite3.Row) -> GameRecord:
+    _COLUMNS = ", ".join(_GAMES_COLUMNS)
+
+    def _row(self, row: sqlite3.Row) -> GameRecord:
+        """A stored game as a record; StoreUnavailable if a value has the wrong type (changed since opening)."""
         data = dict(row)
+        for name, (_, kinds) in _GAMES_COLUMNS.items():
+            if _sql_type(data.get(name)) not in kinds:
+                raise _damaged(self.path, f"games row {data.get('id')}: {name} is {data.get(name)!r}")
         data["finished"] = bool(data["finished"])
+        data["assisted"] = bool(data["assisted"])
         return GameRecord(**data)
 
-    @staticmethod
-    def _best_query(mode: str) -> str:
-        column, direction, needs_goal = _BEST_ORDER.get(mode, _DEFAULT_ORDER)
-        goal = " AND finished = 1" if needs_goal else ""
-        return (f"SELECT * FROM games WHERE mode = ? AND rules = ?{goal} "
-                f"ORDER BY {column} {direction}, id ASC LIMIT 1")
+    def _best_query(self, mode: str) -> str:
+        column, direction = _BEST_ORDER[mode]
+        return (f"SELECT {self._COLUMNS} FROM games WHERE mode = ? AND rules = ? AND finished = 1 "
+                f"AND assisted = 0 ORDER BY {column} {direction}, id ASC LIMIT 1")
 
     def best(self, mode: str, rules: str) -> GameRecord | None:
-        """The personal best of this mode under this rules summary, or None."""
+        """The personal best of this mode under this rules summary, or None (always None without a goal)."""
+        if not has_best(mode):
+            return None
         with self._connect() as conn:
             row = conn.execute(self._best_query(mode), (mode, rules)).fetchone()
         return self._row(row) if row else None
@@ -213,29 +304,32 @@ class HistoryStore:
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                row = conn.execute(self._best_query(record.mode), (record.mode, record.rules)).fetchone()
+                row = (conn.execute(self._best_query(record.mode), (record.mode, record.rules)).fetchone()
+                       if has_best(record.mode) else None)
+                previous = self._row(row) if row else None  # read before writing: a bad row writes nothing
                 cursor = conn.execute(
                     "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                    "finesse, played_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "finesse, assisted, ending, played_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.mode, record.rules, int(record.finished), record.seconds, record.pieces,
-                     record.lines, record.score, record.pps, record.apm, record.kpp, record.finesse, played_at),
+                     record.lines, record.score, record.pps, record.apm, record.kpp, record.finesse,
+                     int(record.assisted), record.ending, played_at),
                 )
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-        previous = self._row(row) if row else None
         saved = GameRecord(**{**record.__dict__, "played_at": played_at, "id": cursor.lastrowid})
         return SaveOutcome(saved, previous, better(record.mode, saved, previous))
 
     def recent(self, limit: int = 10, mode: str | None = None) -> list[GameRecord]:
         with self._connect() as conn:
             if mode is None:
-                rows = conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+                rows = conn.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT ?",
+                                    (limit,)).fetchall()
             else:
-                rows = conn.execute(
-                    "SELECT * FROM games WHERE mode = ? ORDER BY id DESC LIMIT ?", (mode, limit)).fetchall()
+                rows = conn.execute(f"SELECT {self._COLUMNS} FROM games WHERE mode = ? ORDER BY id DESC LIMIT ?",
+                                    (mode, limit)).fetchall()
         return [self._row(r) for r in rows]
 
     def summary(self) -> list[dict[str, object]]:
@@ -251,7 +345,6 @@ class HistoryStore:
             entry["best"] = self.best(entry["mode"], entry["rules"])
             out.append(entry)
         return out
-
 
     def save_pc_attempts(self, setup: str, rules: str, attempts: list[tuple[bool, float]]) -> None:
         """Store PC-practice attempts ((perfect clear?, seconds) each) in one transaction."""

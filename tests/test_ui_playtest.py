@@ -1,0 +1,287 @@
+"""Findings of the user test, replayed as a player meets them: keys in, what the screen states out."""
+
+from __future__ import annotations
+
+import os
+import time
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+import ai.service
+from ui.testing import tap
+from ui.worker_client import WorkerClient, spawn_thread_worker
+
+
+@pytest.fixture
+def ai_app(app):
+    """The app with the AI worker in a thread (no process start), as test_practice_pc uses it."""
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
+    return app
+
+
+def _ticks(app, n: int) -> None:
+    for _ in range(n):
+        app.tick()
+
+
+def _run_until(app, condition, timeout_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.tick()
+        if condition():
+            return True
+        time.sleep(0.002)
+    return False
+
+
+def _drop(app, times: int = 1) -> None:
+    for _ in range(times):
+        tap(app, "space")
+        app.tick()
+        app.tick()
+
+
+def _start(app, mode):
+    from ui.menus import TitleScene
+    from ui.play import PlayScene
+
+    app.scenes.reset(TitleScene(app))
+    play = PlayScene(app, mode, seed=4)
+    app.scenes.push(play)
+    _ticks(app, play.countdown)
+    return play
+
+
+def _end_run(app):
+    """Esc, then "End run (results)" in the pause menu, as the player does it."""
+    from ui.menus import PauseScene, ResultsScene
+
+    tap(app, "escape")
+    pause = app.scenes.top
+    assert isinstance(pause, PauseScene)
+    labels = [item.label for item in pause.menu.items]
+    for _ in range(labels.index("End run (results)")):
+        tap(app, "down")
+    tap(app, "return")
+    results = app.scenes.top
+    assert isinstance(results, ResultsScene)
+    app.draw(app.screen)
+    return results
+
+
+def _open_stats(app):
+    from ui.menus import StatsScene, TitleScene
+
+    app.scenes.reset(TitleScene(app))
+    for _ in range(4):
+        tap(app, "down")  # Zen, 40 Lines, Marathon, PC Practice, Stats
+    tap(app, "return")
+    stats = app.scenes.top
+    assert isinstance(stats, StatsScene)
+    app.draw(app.screen)
+    return stats
+
+
+# --- 1. AI-played, unfinished and Zen runs are no personal bests ------------------------------------------------
+
+def test_an_autoplayed_sprint_does_not_replace_a_hand_played_best(ai_app):
+    from ui.modes import SPRINT, rules_summary
+    from ui.store import GameRecord
+
+    app = ai_app
+    hand = GameRecord(mode="sprint", rules=rules_summary(app.settings, SPRINT), finished=True, seconds=129.38,
+                      pieces=100, lines=40, score=0, pps=0.77, apm=0, kpp=3, finesse=0, ending="finished")
+    app.store.save(hand)
+    play = _start(app, SPRINT)
+    tap(app, "f2")  # autoplay on
+    assert _run_until(app, lambda: play.game.stats.pieces >= 3), "autoplay placed no pieces"
+    tap(app, "left")  # any key takes over
+    app.tick()
+    assert not play.coach.autoplay
+    play.end_reason = "finished"  # as if the 40th line was cleared now
+    _ticks(app, 61)
+    results = app.scenes.top
+    assert results.name == "results"
+    app.draw(app.screen)
+    assert results.heading == "40 Lines — Finished!"
+    assert results.assist_line == "Assisted run (autoplay)"
+    assert not results.outcome.is_new_best
+    assert [text for text, _, _ in results.best_lines] == ["assisted: not a personal best", "best: 2:09.38 (0.77 PPS)"]
+    assert app.store.best("sprint", hand.rules).seconds == 129.38
+    stats = _open_stats(app)
+    assert stats.recent_rows()[0][1] == "finished · assisted"
+    assert stats.summary_rows()[0][-1] == "2:09.38 (0.77 PPS)"
+
+
+def test_a_sprint_with_the_hint_ghost_on_is_assisted(ai_app):
+    from ui.modes import SPRINT
+
+    app = ai_app
+    play = _start(app, SPRINT)
+    tap(app, "h")  # hint ghost on
+    app.tick()
+    tap(app, "h")  # and off again: the run was still helped
+    _drop(app, 2)
+    play.end_reason = "finished"
+    _ticks(app, 61)
+    results = app.scenes.top
+    assert results.assist_line == "Assisted run (hint ghost)" and not results.outcome.is_new_best
+    assert results.best_lines[0][0] == "assisted: not a personal best"
+
+
+def test_a_marathon_ended_early_is_no_personal_best_and_stats_say_it_was_ended(app):
+    from ui.modes import MARATHON
+
+    _start(app, MARATHON)
+    _drop(app, 3)
+    results = _end_run(app)
+    assert results.heading == "Marathon — Run ended" and results.assist_line == ""
+    assert not results.outcome.is_new_best
+    assert results.best_lines[0][0] == "150 lines not reached: not a personal best"
+    stats = _open_stats(app)
+    assert stats.recent_rows()[0][1] == "ended"
+    assert stats.summary_rows()[0][-1] == "no personal best yet"
+
+
+def test_zen_has_no_personal_best_anywhere(app):
+    from ui.menus import TitleScene
+    from ui.modes import ZEN
+
+    _start(app, ZEN)
+    _drop(app, 2)
+    tap(app, "ctrl+z")  # undo: assisted too
+    app.tick()
+    results = _end_run(app)
+    assert [text for text, _, _ in results.best_lines] == ["Zen keeps no personal best"]
+    assert results.assist_line == "Assisted run (undo)"
+    assert results.outcome.previous_best is None and not results.outcome.is_new_best
+    stats = _open_stats(app)
+    assert stats.summary_rows()[0][0].startswith("Zen") and stats.summary_rows()[0][-1] == "—"
+    assert stats.recent_rows()[0][1] == "ended · assisted"
+    title = TitleScene(app)
+    app.scenes.reset(title)
+    assert "zen" not in title.bests  # the title shows no "Personal best" line for Zen
+
+
+def test_a_sprint_played_by_hand_to_the_goal_is_a_personal_best(app):
+    from ui.modes import SPRINT
+
+    play = _start(app, SPRINT)
+    _drop(app, 2)
+    play.end_reason = "finished"
+    _ticks(app, 61)
+    results = app.scenes.top
+    assert results.heading == "40 Lines — Finished!" and results.assist_line == ""
+    assert results.outcome.is_new_best and results.best_lines[0][0] == "NEW PERSONAL BEST!"
+
+
+# --- 3. results after a top-out, R in Zen, quitting from the title --------------------------------------------
+
+def test_space_mashed_at_a_top_out_does_not_press_retry(app):
+    from ui.menus import ResultsScene
+    from ui.modes import SPRINT
+
+    play = _start(app, SPRINT)
+    for _ in range(40):
+        if play.end_reason == "topout":
+            break
+        _drop(app)
+    assert play.end_reason == "topout"
+    while not isinstance(app.scenes.top, ResultsScene):
+        tap(app, "space")  # still mashing hard drop while the top-out banner shows
+        app.tick()
+    results = app.scenes.top
+    for _ in range(10):
+        tap(app, "space")  # ... and on into the results screen
+        app.tick()
+    tap(app, "r")
+    assert app.scenes.top is results and results.heading == "40 Lines — Topped out"
+    _ticks(app, 30)
+    tap(app, "return")  # half a second later the menu answers: Retry
+    assert app.scenes.top.name == "play" and app.scenes.top is not play
+
+
+def test_r_in_zen_clears_the_board_and_ctrl_z_brings_it_back(app):
+    from ui.modes import ZEN
+
+    play = _start(app, ZEN)
+    _drop(app, 4)
+    board, pieces = play.game.board.bits, play.game.stats.pieces
+    assert board and pieces == 4
+    tap(app, "r")
+    app.tick()
+    assert play.game.board.bits == 0 and play.game.stats.pieces == 0
+    assert play.popups[-1].text == "BOARD CLEARED · CTRL+Z BRINGS IT BACK"
+    tap(app, "ctrl+z")
+    app.tick()
+    assert play.game.board.bits == board and play.game.stats.pieces == 4
+    app.tick()
+    assert play.game.stats.pieces == 4  # the same Ctrl+Z did not also take back a placement
+    tap(app, "ctrl+z")
+    _ticks(app, 2)
+    assert play.game.stats.pieces == 3  # from here on undo works on the restored run as before
+    app.draw(app.screen)
+
+
+def test_zen_undo_after_r_reaches_back_past_the_new_placements(app):
+    from ui.modes import ZEN
+
+    play = _start(app, ZEN)
+    _drop(app, 3)
+    board = play.game.board.bits
+    tap(app, "r")
+    app.tick()
+    _drop(app, 1)
+    tap(app, "ctrl+z")
+    _ticks(app, 2)
+    assert play.game.stats.pieces == 0 and play.game.board.bits == 0  # first the new placement
+    tap(app, "ctrl+z")
+    _ticks(app, 2)
+    assert play.game.board.bits == board and play.game.stats.pieces == 3  # then the cleared board
+
+
+def test_quit_on_the_title_asks_first_and_up_does_not_wrap_onto_quit(app):
+    from ui.menus import ConfirmScene, TitleScene
+
+    title = TitleScene(app)
+    app.scenes.reset(title)
+    tap(app, "up")
+    assert title.menu.items[title.menu.index].label == "Zen"  # stays on the first item
+    for _ in range(10):
+        tap(app, "down")
+    assert title.menu.items[title.menu.index].label == "Quit"
+    tap(app, "down")
+    assert title.menu.items[title.menu.index].label == "Quit"  # and stops at the last
+    tap(app, "return")
+    confirm = app.scenes.top
+    assert isinstance(confirm, ConfirmScene) and app.running
+    app.draw(app.screen)
+    assert confirm.question == "Quit Stack Coach?"
+    assert [item.label for item in confirm.menu.items] == ["Cancel", "Quit"]
+    tap(app, "return")  # Cancel is chosen first
+    assert app.scenes.top is title and app.running
+    tap(app, "escape")  # Esc on the title asks too
+    assert isinstance(app.scenes.top, ConfirmScene) and app.running
+    tap(app, "escape")
+    assert app.scenes.top is title and app.running
+    tap(app, "return")
+    tap(app, "down")
+    tap(app, "return")
+    assert not app.running
+
+
+# --- 4. wording ------------------------------------------------------------------------------------------------
+
+def test_the_play_screen_states_the_rules_in_words(app):
+    from ui.modes import MARATHON, ZEN
+
+    play = _start(app, MARATHON)
+    app.draw(app.screen)
+    assert play.rules_text == "SRS · 7-bag · 5 previews · hold · 180° · level 1"
+    zen = _start(app, ZEN)
+    assert zen.rules_text == "SRS · 7-bag · 5 previews · hold · 180°"
+    _drop(app)
+    assert _end_run(app).rules_line == "SRS · 7-bag · 5 previews · hold · 180°"  # the results screen too
