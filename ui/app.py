@@ -23,7 +23,7 @@ from typing import Any
 
 import pygame
 
-from settings import Settings, SettingsError, change, load_settings, save_settings
+from settings import Settings, SettingsError, change, load_settings, save_settings, without_overrides
 from ui import render as R
 from ui.input import Gamepads, InputState, KeyMap
 from ui.scene import SceneManager
@@ -40,9 +40,14 @@ class App:
         loaded = load_settings(settings_path)
         self.settings: Settings = loaded.settings
         self.settings_file: Path = loaded.path
-        self.load_problems = list(loaded.problems)
+        self.load_problems = list(loaded.file_problems)  # about the file
+        self.env_problems = list(loaded.env_problems)  # about STACKCOACH_* variables
+        self.settings_unreadable = loaded.unreadable
         if loaded.backup_path is not None and not any(loaded.backup_path.name in p for p in self.load_problems):
             self.load_problems.append(f"your original settings file was kept as {loaded.backup_path}")
+        # Values set by environment variables are used but never saved: saves write the file's own values.
+        self.overrides: dict[str, str] = dict(loaded.overrides)
+        self.file_settings: Settings = loaded.file_settings or loaded.settings
         self.notices = list(loaded.notices)
         self.save_problem: str | None = None
         self.keymap = KeyMap.from_settings(self.settings)
@@ -91,9 +96,20 @@ class App:
     def messages(self) -> list[tuple[str, tuple[int, int, int]]]:
         """What the title screen should tell the player: problems in red, notices in grey."""
         out: list[tuple[str, tuple[int, int, int]]] = []
-        if self.load_problems:
+
+        def bullets(problems: list[str], limit: int = 6) -> None:
+            out.extend((f"• {p}", R.BAD) for p in problems[:limit])
+            if len(problems) > limit:
+                out.append((f"• … and {len(problems) - limit} more", R.BAD))
+
+        if self.load_problems and self.settings_unreadable:
+            out += [(p, R.BAD) for p in self.load_problems]  # one message: nothing was read, defaults are used
+        elif self.load_problems:
             out.append((f"Problems reading {self.settings_file.name} (the rest of your settings were used):", R.BAD))
-            out += [(f"• {p}", R.BAD) for p in self.load_problems[:6]]
+            bullets(self.load_problems)
+        if self.env_problems:
+            out.append(("Ignored STACKCOACH_ environment variables (the settings file's values were used):", R.BAD))
+            bullets(self.env_problems)
         if self.save_problem:
             out.append((self.save_problem, R.BAD))
         if self.store_problem:
@@ -127,15 +143,20 @@ class App:
             self.store_failed(str(error))
 
     def update_settings(self, settings: Settings) -> str | None:
-        """Use new settings now and save them at once. Returns a problem message, or None when saved."""
+        """Use new settings now and save them at once. Returns a problem message, or None when saved.
+        Values set by STACKCOACH_* variables stay in effect but the file keeps its own values for them."""
         self.settings = settings
         self.keymap = KeyMap.from_settings(settings)
         self.input.keymap = self.keymap
         self.input.clear()
         self.sounds.configure(settings.audio)
         try:
-            self.settings_file = save_settings(settings, self.settings_file)
+            to_save = without_overrides(settings, self.file_settings, self.overrides)
+            self.settings_file = save_settings(to_save, self.settings_file)
+            self.file_settings = to_save
             self.save_problem = None
+        except SettingsError as error:
+            self.save_problem = f"settings not saved: {error}"
         except OSError as error:
             self.save_problem = f"settings could not be saved to {self.settings_file} ({error.strerror or error})"
         return self.save_problem

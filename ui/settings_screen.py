@@ -1,5 +1,8 @@
 """The settings screen and the key-rebinding screen. Every change is validated by the settings models and
-saved at once (`app.update_settings` -> `settings.save_settings`); refusals are shown, never raised."""
+saved at once (`app.update_settings` -> `settings.save_settings`); refusals are shown, never raised.
+
+A value set by a STACKCOACH_* environment variable is shown with the variable's name and cannot be changed
+here (the variable would win again on the next start, and overrides are never written to the file)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,30 @@ from typing import Any
 import pygame
 from pydantic import ValidationError
 
+from game.finesse import Key
 from settings import BUTTONS, KeySettings, SettingsError, rebind
 from ui import render as R
+from ui.coach import KEY_ASCII, KEY_GLYPHS
 from ui.input import ACTION_LABELS, key_names, pretty_key
 from ui.scene import Scene
 
 GRAVITY_PRESETS = (0.0, 1 / 60, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 SDF_CHOICES: tuple[Any, ...] = (*range(1, 41), "instant")
+PPS_CHOICES: tuple[Any, ...] = (1, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 60, 0)  # 0: as fast as possible
+BUDGET_CHOICES: tuple[Any, ...] = (5, 10, 15, 25, 50, 100, 200, 500, 1000, 2000, 5000)
+ENGINES = ("beam", "mcts")
+# What each key of a hint's key sequence means (the glyphs come from ui.coach, the text the coach panel shows).
+KEY_MEANINGS = {
+    Key.LEFT: "move left",
+    Key.RIGHT: "move right",
+    Key.DAS_LEFT: "slide to the left wall",
+    Key.DAS_RIGHT: "slide to the right wall",
+    Key.CW: "rotate clockwise",
+    Key.CCW: "rotate counter-clockwise",
+    Key.FLIP: "rotate 180°",
+    Key.SOFT_DROP: "soft drop to the floor",
+    Key.HARD_DROP: "hard drop",
+}
 
 
 @dataclass(frozen=True)
@@ -23,13 +43,34 @@ class Row:
     group: str
     field: str
     label: str
-    kind: str  # choice, bool, int, float, presets, text, action, header
+    kind: str  # choice, bool, int, float, presets, text, action, header, info (a line to read, not a setting)
     options: tuple[Any, ...] = ()
     low: float = 0
     high: float = 0
     step: float = 1
     unit: str = ""
     help: str = ""
+
+
+def weight_names() -> tuple[str, ...]:
+    """The weight sets shipped in ai/weights (the names `ai.weights` accepts), modern first."""
+    from ai.eval import WEIGHTS_DIR
+
+    names = sorted(path.stem for path in WEIGHTS_DIR.glob("*.toml"))
+    return tuple(sorted(names, key=lambda name: name != "modern"))
+
+
+def legend_entries(glyphs: dict[Key, str] = KEY_GLYPHS) -> list[str]:
+    """"← move left", ... for every key a hint's key sequence can show, in the coach panel's order."""
+    return [f"{glyphs[key]} {KEY_MEANINGS[key]}" for key in KEY_GLYPHS]
+
+
+def _legend_rows() -> list[Row]:
+    """The legend of the hint's key glyphs, three keys a line (HOLD is written out when a hint starts with it)."""
+    entries = [*legend_entries(), "HOLD hold first"]
+    lines = [entries[i : i + 4] for i in range(0, len(entries), 4)]
+    return [Row("", "legend", "Hint keys" if n == 0 else "", "info", ("   ·   ".join(line),))
+            for n, line in enumerate(lines)]
 
 
 def _rows() -> list[Row]:
@@ -63,12 +104,25 @@ def _rows() -> list[Row]:
         Row("audio", "master_volume", "Master volume", "int", low=0, high=100, step=5, unit="%"),
         Row("audio", "sfx_volume", "Effects volume", "int", low=0, high=100, step=5, unit="%"),
         Row("audio", "mute", "Mute", "bool"),
+        Row("", "", "Coach", "header"),
+        Row("ai", "hint_enabled", "Hint", "bool", help="Show the engine's suggested placement as a hatched ghost; {toggle_hint} turns it on and off in a game."),
+        Row("ai", "show_key_sequence", "Show hint keys", "bool", help="List the keys that play the suggested placement beside the field (the legend is below)."),
+        Row("ai", "pc_hints_enabled", "Perfect-clear hints", "bool", help="Show the solver's perfect-clear overlay and PC chance in every mode (always on in PC practice)."),
+        Row("ai", "autoplay_pps", "Autoplay speed", "presets", PPS_CHOICES, help="Pieces per second when the engine plays ({toggle_autoplay}); max = as fast as it can."),
+        Row("ai", "engine", "Engine", "choice", ENGINES, help="beam: beam search over the next pieces (the default); mcts: Monte Carlo tree search."),
+        Row("ai", "weights", "Evaluation weights", "choice", weight_names(), help="How the engine judges a board: modern = guideline play (T-spins, B2B, PCs); the others play for survival."),
+        Row("ai", "think_budget_ms", "Think budget", "presets", BUDGET_CHOICES, unit="ms", help="How long the engine thinks about each hint: more is stronger but slower."),
+        *_legend_rows(),
         Row("", "", "Controls", "header"),
         Row("keys", "", "Key bindings…", "action"),
     ]
 
 
 def show_value(row: Row, value: Any, settings) -> str:
+    if row.kind == "info":
+        return row.options[0]
+    if row.field == "autoplay_pps":
+        return "max (as fast as possible)" if value == 0 else f"{value:g} pieces/s"
     if row.kind == "bool":
         return "on" if value else "off"
     if row.kind == "text":
@@ -80,6 +134,46 @@ def show_value(row: Row, value: Any, settings) -> str:
     if isinstance(value, float):
         return f"{value:g}{(' ' + row.unit) if row.unit else ''}"
     return f"{value}{(' ' + row.unit) if row.unit else ''}"
+
+
+def _glyph_font_path() -> str | None:
+    """A font with the arrow glyphs (DejaVu Sans, as the coach panel uses); None: pygame's default font."""
+    try:
+        return pygame.font.match_font("dejavusans")
+    except Exception:  # noqa: BLE001 - no font configuration: the plain labels are used
+        return None
+
+
+_glyph_fonts: dict[int, pygame.font.Font] = {}
+
+
+def glyph_font(size: int) -> pygame.font.Font:
+    if size not in _glyph_fonts:
+        _glyph_fonts[size] = pygame.font.Font(_glyph_font_path(), size)
+    return _glyph_fonts[size]
+
+
+R.CACHE_HOOKS.append(_glyph_fonts.clear)
+
+
+_ALT_GLYPHS = {"⤓": "⇓"}  # as in the coach panel: fonts without U+2913 usually have the double arrow
+
+
+def legend_text(row: Row, size: int) -> str:
+    """The legend line as it can be drawn at ``size``: each glyph the font has, else the same stand-in the
+    coach panel draws for it (⇓ for ⤓, then the plain labels <, >, |<, CW...)."""
+    text = row.options[0]
+    font = glyph_font(size)
+    missing = font.metrics("\ue000")[0]
+
+    def printable(label: str) -> bool:
+        return all(m is not None and m != missing for m in font.metrics(label))
+
+    for key, glyph in KEY_GLYPHS.items():
+        if not printable(glyph):
+            alt = _ALT_GLYPHS.get(glyph, "")
+            text = text.replace(f"{glyph} ", f"{alt if alt and printable(alt) else KEY_ASCII[key]} ")
+    return text
 
 
 def _validation_text(error: ValidationError) -> str:
@@ -109,10 +203,31 @@ class SettingsScene(Scene):
     def _current(self, row: Row) -> Any:
         return getattr(getattr(self.app.settings, row.group), row.field)
 
+    def overridden_by(self, group: str, field: str) -> str | None:
+        """The STACKCOACH_* variable that sets this value, if one does."""
+        return getattr(self.app, "overrides", {}).get(f"{group}.{field}")
+
+    def help_for(self, row: Row) -> str:
+        """The row's help with the player's keys filled in ("{toggle_hint}" -> "H")."""
+        if not row.help:
+            return ""
+        keys = self.app.settings.keys.bindings()
+        names = {button: " or ".join(pretty_key(k) for k in keys[button]) or "(no key)" for button in keys}
+        return row.help.format(**names)
+
     def apply(self, group: str, changes: dict[str, Any]) -> bool:
-        """Validate and save a change to one group; shows the outcome. True if saved."""
+        """Validate and save a change to one group; shows the outcome. True if saved. A change to a value an
+        environment variable sets is refused (the variable would win again on the next start)."""
         settings = self.app.settings
         old = getattr(settings, group)
+        changed = [name for name, value in changes.items() if getattr(old, name) != value]
+        for name in changed:
+            variable = self.overridden_by(group, name)
+            if variable is not None:
+                row = next((r for r in self.rows if (r.group, r.field) == (group, name)), None)
+                label = row.label if row else f"{group}.{name}"
+                self.status = (f"{label} is set by {variable}; unset that variable to change it here", R.BAD)
+                return False
         try:
             new_group = type(old).model_validate({**old.model_dump(), **changes})
         except ValidationError as error:
@@ -171,6 +286,12 @@ class SettingsScene(Scene):
             except (OSError, ValueError) as error:
                 self.status = (f"kick file not used: {error}", R.BAD)
                 return
+            except RecursionError:  # tomllib on a deeply nested file
+                self.status = (f"kick file not used: {text}: nested too deeply to read", R.BAD)
+                return
+            except Exception as error:  # noqa: BLE001 - whatever the parser raises, the screen keeps working
+                self.status = (f"kick file not used: {text}: {type(error).__name__}: {error}"[:200], R.BAD)
+                return
         self.apply(row.group, {row.field: text or None})
 
     # --- scene ----------------------------------------------------------------------------------------------
@@ -178,7 +299,7 @@ class SettingsScene(Scene):
         index = self.index
         while True:
             index = (index + direction) % len(self.rows)
-            if self.rows[index].kind != "header":
+            if self.rows[index].kind not in ("header", "info"):
                 self.index = index
                 return
 
@@ -216,7 +337,11 @@ class SettingsScene(Scene):
             if row.kind not in ("action", "text"):
                 self._step(row, 1, big)
         elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
-            self._activate(row)
+            variable = self.overridden_by(row.group, row.field) if row.kind == "text" else None
+            if variable is not None:
+                self.status = (f"{row.label} is set by {variable}; unset that variable to change it here", R.BAD)
+            else:
+                self._activate(row)
         elif event.key in (pygame.K_DELETE, pygame.K_BACKSPACE) and row.kind == "text":
             self.apply(row.group, {row.field: None})
 
@@ -238,6 +363,13 @@ class SettingsScene(Scene):
                 R.blit_text(surface, row.label.upper(), view.pt(80, y + 6), view.font_size(22), R.ACCENT)
                 y += step
                 continue
+            if row.kind == "info":
+                R.blit_text(surface, row.label, view.pt(100, y), size, R.DIM)
+                glyph_size = view.font_size(19)  # DejaVu runs larger than pygame's default font
+                text = legend_text(row, glyph_size)
+                surface.blit(glyph_font(glyph_size).render(text, True, R.TEXT), view.pt(300, y + 1))
+                y += step
+                continue
             chosen = i == self.index
             if chosen:
                 pygame.draw.rect(surface, (44, 48, 66), view.rect(70, y - 3, 900, step - 2), border_radius=view.s(5))
@@ -248,11 +380,14 @@ class SettingsScene(Scene):
                 value = self.editing_text + "_"
             else:
                 value = show_value(row, self._current(row), settings)
-            arrows = chosen and row.kind not in ("action", "text", "header")
+            variable = self.overridden_by(row.group, row.field)
+            if variable is not None:
+                value = f"{value}  (set by {variable})"
+            arrows = chosen and row.kind not in ("action", "text", "header") and variable is None
             R.blit_text(surface, f"< {value} >" if arrows else value, view.pt(460, y), size,
                         R.TEXT if chosen else R.DIM)
             y += step
-        row_help = self.rows[self.index].help
+        row_help = self.help_for(self.rows[self.index])
         if row_help:
             R.blit_text(surface, row_help, view.pt(80, 634), view.font_size(22), R.TEXT)
         help_text = "Up/Down choose · Left/Right change (Shift: x10) · Enter toggle/edit · Esc back"
@@ -278,8 +413,22 @@ class RebindScene(Scene):
         self.status: tuple[str, tuple[int, int, int]] | None = None
         self.items = list(BUTTONS) + ["__defaults__"]
 
+    def overridden_by(self, button: str) -> str | None:
+        """The STACKCOACH_KEYS__* variable that sets this button's keys, if one does."""
+        return getattr(self.app, "overrides", {}).get(f"keys.{button}")
+
+    def _refuse_override(self, button: str) -> bool:
+        variable = self.overridden_by(button)
+        if variable is None:
+            return False
+        self.status = (f"{ACTION_LABELS.get(button, button)} keys are set by {variable}; "
+                       "unset that variable to change them here", R.BAD)
+        return True
+
     def bind(self, button: str, name: str) -> bool:
         """Add key `name` to `button`; refuses (with a message) a key that another action uses."""
+        if self._refuse_override(button):
+            return False
         settings = self.app.settings
         owner = settings.keys.button_for(name)
         if owner is not None and owner != button:
@@ -302,6 +451,8 @@ class RebindScene(Scene):
 
     def remove_last(self, button: str) -> None:
         """Unbind the button's last key (pause always keeps one, or a game could not be left)."""
+        if self._refuse_override(button):
+            return
         keys = self.app.settings.keys.bindings()[button]
         if not keys:
             self.status = (f"{ACTION_LABELS.get(button, button)} has no keys", R.DIM)
@@ -328,13 +479,25 @@ class RebindScene(Scene):
             self.index = (self.index + 1) % len(self.items)
         elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             if item == "__defaults__":
-                problem = self.app.update_settings(self.app.settings.model_copy(update={"keys": KeySettings()}))
-                self.status = (problem, R.BAD) if problem else ("default keys restored", R.GOOD)
-            else:
+                self.restore_defaults()
+            elif not self._refuse_override(item):
                 self.capturing = True
                 self.status = None
         elif event.key in (pygame.K_BACKSPACE, pygame.K_DELETE) and item != "__defaults__":
             self.remove_last(item)
+
+    def restore_defaults(self) -> None:
+        """Every button back to its default keys, except those an environment variable sets."""
+        current = self.app.settings.keys
+        kept = {b: getattr(current, b) for b in BUTTONS if self.overridden_by(b) is not None}
+        try:
+            keys = KeySettings.model_validate({**KeySettings().model_dump(), **kept})
+        except ValidationError as error:
+            self.status = (f"default keys not restored: {_validation_text(error)}", R.BAD)
+            return
+        problem = self.app.update_settings(self.app.settings.model_copy(update={"keys": keys}))
+        note = " (keys set by environment variables kept)" if kept else ""
+        self.status = (problem, R.BAD) if problem else (f"default keys restored{note}", R.GOOD)
 
     def _capture(self, event) -> None:
         button = self.items[self.index]
@@ -374,6 +537,8 @@ class RebindScene(Scene):
                 R.blit_text(surface, ACTION_LABELS.get(item, item), view.pt(100, y), size,
                             R.TEXT if chosen else R.DIM)
                 keys = ", ".join(pretty_key(k) for k in bindings[item]) or "(none)"
+                if self.overridden_by(item) is not None:
+                    keys += f"  (set by {self.overridden_by(item)})"
                 if chosen and self.capturing:
                     keys = "press a key…  (Esc cancels)"
                 R.blit_text(surface, keys, view.pt(460, y), size, R.ACCENT if chosen and self.capturing else R.TEXT)
