@@ -1,7 +1,12 @@
 """`python main.py pc`: perfect-clear solutions or odds for a field and a queue or pattern.
 
-Errors in the input (field, queue, pattern, kick file, lines) print one line ``error: ...`` on stderr and
-exit with status 2. Placement coordinates: (x, y) of the rotation cell (TBP / solution-finder convention) in
+Errors in the input (field, queue, pattern, kick file, lines, limits) print one line ``error: ...`` on stderr
+and exit with status 2.
+
+`--percent` work is counted before it starts: the queues are cut to the pieces that matter (the pieces needed,
+plus one with hold) and the distinct cut queues are what the solver searches. Above `--max-queues` of them
+(default 20,000, about a minute or two) the command refuses at once and says how many there are; a longer run
+goes in chunks of queues (memory stays bounded) and shows its progress on stderr when that is a terminal. Placement coordinates: (x, y) of the rotation cell (TBP / solution-finder convention) in
 the field as it is when the piece is placed: y = 0 is the bottom row, rows cleared earlier are gone.
 """
 
@@ -10,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,9 +31,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="softdrop: tucks and spins; harddrop: hard drops only; 180: soft drop and 180 turns")
     parser.add_argument("--lines", type=int, default=4, help="lines to clear, 1..6 (default: 4)")
     parser.add_argument("--all", action="store_true", help="every distinct solution, ranked")
-    parser.add_argument("--limit", type=int, default=1000, help="at most this many solutions with --all (default 1000)")
+    parser.add_argument("--limit", type=int, default=1000,
+                        help=f"at most this many solutions with --all, 1..{MAX_LIMIT:,} (default 1000)")
     parser.add_argument("--percent", action="store_true", help="success rate over the queues of --pattern/--queue")
+    parser.add_argument("--max-queues", type=int, default=DEFAULT_MAX_QUEUES, metavar="N",
+                        help=f"--percent: refuse patterns needing more than N distinct queues searched "
+                        f"(default {DEFAULT_MAX_QUEUES:,}; at most {MAX_QUEUES_CAP:,})")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+MAX_LIMIT = 10_000  # --all: the solver's own default cap; far more solutions than anyone reads
+DEFAULT_MAX_QUEUES = 20_000  # distinct queues a --percent run searches without being asked (~5 ms each)
+MAX_QUEUES_CAP = 2_000_000  # the pattern reader's own cap
+PERCENT_CHUNK = 5_040  # distinct queues per solver call: big enough to share work, small enough for memory
+FIELD_FILE_BYTES = 1_000_000
 
 
 class _InputError(Exception):
@@ -39,12 +54,14 @@ class _InputError(Exception):
 def _read_field(args: argparse.Namespace) -> int:
     from game.fumen import FumenError, decode
 
+    from game.textfile import InputFileError, read_text
+
     text = args.field
     if args.field_file is not None:
         try:
-            text = Path(args.field_file).read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError) as error:
-            raise _InputError(f"cannot read field file {args.field_file}: {getattr(error, 'strerror', None) or error}")
+            text = read_text(args.field_file, FIELD_FILE_BYTES, what="field file").strip()
+        except InputFileError as error:
+            raise _InputError(str(error))
         if not any(tag in text for tag in ("115@", "110@")):
             from ai.pc.field import from_rows
 
@@ -55,10 +72,10 @@ def _read_field(args: argparse.Namespace) -> int:
     if text is None:
         return 0
     try:
-        pages = decode(text)
-    except FumenError as error:
+        pages = decode(text, max_pages=1)  # only the first page is used
+        return pages[0].field.to_board().bits
+    except (FumenError, ValueError) as error:
         raise _InputError(f"bad fumen: {error}")
-    return pages[0].field.to_board().bits
 
 
 def _rules(args: argparse.Namespace):
@@ -81,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
         rules = _rules(args)
         if not 1 <= args.lines <= 6:
             raise _InputError(f"--lines must be 1..6, got {args.lines}")
+        if not 1 <= args.limit <= MAX_LIMIT:
+            raise _InputError(f"--limit must be 1..{MAX_LIMIT:,}, got {args.limit}")
+        if not 1 <= args.max_queues <= MAX_QUEUES_CAP:
+            raise _InputError(f"--max-queues must be 1..{MAX_QUEUES_CAP:,}, got {args.max_queues}")
         held = None
         if args.held:
             try:
@@ -149,10 +170,22 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
 
 
 def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
-    from ai.pc.api import percent
+    from ai.pc.pattern import parse_pattern
+    from ai.pc.search import Problem
 
     text = args.pattern if args.pattern is not None else args.queue
-    result = percent(bits, text, hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines)
+    pattern = parse_pattern(text)
+    pattern.check_size()
+    Problem(bits, args.lines, (), held, use_hold).check()
+    needed = Problem(bits, args.lines, (), held, use_hold).pieces_needed
+    keep = None if needed is None else needed + 1 if use_hold else needed
+    cut = _cut(pattern, keep)
+    work = cut.size() if keep is not None else 0  # no piece count fills the field: nothing to search
+    if work > args.max_queues:
+        raise _InputError(f"pattern {text!r} needs {work:,} distinct queues searched (a few ms "
+                          f"each), more than --max-queues {args.max_queues:,}; raise --max-queues to run it anyway")
+    result = _percent_in_chunks(bits, pattern, cut, keep, work, dict(
+        hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines))
     failed = ["".join(p.name for p in seq) for seq in result.failed]
     if args.json:
         print(json.dumps({"success": result.success, "total": result.total, "rate": result.rate,
@@ -163,3 +196,80 @@ def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
         shown = failed[:50]
         print(f"fail ({len(failed)}): " + " ".join(shown) + (" ..." if len(failed) > len(shown) else ""))
     return 0
+
+
+def _cut(pattern, keep: int | None):
+    """The pattern with every alternative cut after `keep` pieces: its queues are the distinct prefixes the solver
+    searches (a draw cut in the middle becomes the shorter draw from the same bag)."""
+    from ai.pc.pattern import Draw, Pattern
+
+    if keep is None:
+        return pattern
+    alternatives = []
+    for alt in pattern.alternatives:
+        left, draws = keep, []
+        for draw in alt:
+            if left <= 0:
+                break
+            draws.append(draw if draw.count <= left else Draw(draw.bag, left))
+            left -= draw.count
+        alternatives.append(tuple(draws))
+    return Pattern(pattern.text, tuple(alternatives))
+
+
+def _percent_in_chunks(bits, pattern, cut, keep, work, options):
+    """api.percent over the distinct cut queues, PERCENT_CHUNK at a time, then every queue of the pattern
+    counted by its prefix. The same counts as one api.percent call over the whole pattern."""
+    import itertools
+    import time
+
+    from ai.pc.api import PercentResult, percent
+
+    started = time.perf_counter()
+    progress = _Progress(work)
+    won: set[tuple] = set()
+    truncated = False
+    prefixes = cut.iter_sequences() if keep is not None else iter(())
+    done = 0
+    while chunk := list(itertools.islice(prefixes, PERCENT_CHUNK)):
+        result = percent(bits, chunk, **options)
+        truncated |= result.truncated
+        lost = set(result.failed)
+        won.update(seq for seq in chunk if seq not in lost)
+        done += len(chunk)
+        progress.show(done)
+    progress.end()
+    success, total, failed = 0, 0, []
+    for seq in pattern.iter_sequences():
+        total += 1
+        if (seq if keep is None else seq[:keep]) in won:
+            success += 1
+        else:
+            failed.append(seq)
+    return PercentResult(success, total, failed, (time.perf_counter() - started) * 1000, truncated)
+
+
+class _Progress:
+    """`percent: 5,040/20,160 queues (25%), about 2 min left` on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        import time
+
+        self.total, self.started, self.clock = total, time.monotonic(), time.monotonic
+        try:
+            self.on = sys.stderr.isatty() and total > PERCENT_CHUNK
+        except (AttributeError, ValueError):
+            self.on = False
+
+    def show(self, done: int) -> None:
+        if not self.on:
+            return
+        spent = self.clock() - self.started
+        left = spent / done * (self.total - done) if done else 0.0
+        eta = f"{left / 60:.0f} min" if left >= 90 else f"{left:.0f} s"
+        print(f"\rpercent: {done:,}/{self.total:,} queues ({100 * done // self.total}%), about {eta} left   ",
+              end="", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.on:
+            print("\r" + " " * 70 + "\r", end="", file=sys.stderr, flush=True)
