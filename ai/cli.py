@@ -49,17 +49,19 @@ def run(args: argparse.Namespace) -> int:
         piece = Piece.from_letter(args.piece)
         rules = Rules.named(args.kicks, allow_180=args.allow_180)
         board = Board()
+        if args.page < 1:
+            raise ValueError(f"--page must be at least 1, got {args.page}")
         if args.field:
             from game.fumen import decode
 
-            pages = decode(args.field)
-            if not 1 <= args.page <= len(pages):
+            pages = decode(args.field, max_pages=args.page)  # the pages after it are not needed
+            if len(pages) < args.page:
                 raise ValueError(f"page {args.page} does not exist (the code has {len(pages)})")
             field = pages[args.page - 1].field
             if field is not None:
                 board = field.to_board()
     except (ValueError, KeyError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2
     placements = generate(board, piece, rules, soft_drop=args.drop == "softdrop")
     rows = placements_as_dicts(placements)

@@ -166,13 +166,21 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
     return RotationSystem(name.strip(), description, tests, table, has_180, source, data)
 
 
+MAX_KICK_FILE_BYTES = 256_000  # a complete table with 180-degree kicks is about 3 kB
+
+
 def load_kick_file(path: str | Path) -> RotationSystem:
-    """Load a user kick table (.toml in our format, or solution-finder's .properties). Errors: KickTableError."""
+    """Load a user kick table (.toml in our format, or solution-finder's .properties). Errors: KickTableError.
+
+    The file must hold a kick table: an empty file is an error, not "no kicks" (write an empty ``[kicks]``
+    table for a system without kicks, as game/data/kicks/none.toml means)."""
+    from game.textfile import InputFileError, read_bytes
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise KickTableError(f"{path}: cannot read kick table ({error.strerror or error})") from None
+        raw = read_bytes(path, MAX_KICK_FILE_BYTES, what="kick table")
+    except InputFileError as error:
+        raise KickTableError(str(error)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -184,8 +192,17 @@ def load_kick_file(path: str | Path) -> RotationSystem:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise KickTableError(f"{path}: not valid TOML ({error})") from None
-    return build_rotation_system(data, str(path))
+        raise KickTableError(f"{path}: not valid TOML ({str(error).splitlines()[0]})") from None
+    except RecursionError:
+        raise KickTableError(f"{path}: not valid TOML (nested too deeply)") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits (int() refuses past 4,300)
+        reason = "a number too long to read" if "digits" in str(error) else str(error).splitlines()[0]
+        raise KickTableError(f"{path}: not valid TOML ({reason})") from None
+    system = build_rotation_system(data, str(path))
+    if "kicks" not in data:
+        raise KickTableError(f"{path}: no kick table found (expected [kicks.<PIECES>] tables; an empty [kicks] "
+                             f"table means no kicks)")
+    return system
 
 
 BUILTIN_FILES = {"srs": "srs.toml", "srs+": "srs_plus.toml", "none": "none.toml", "nrs": "nrs.toml"}

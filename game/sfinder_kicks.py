@@ -15,7 +15,8 @@ from game.rotation import KickTableError
 
 _STATE = {"N": "0", "E": "R", "S": "2", "W": "L"}
 _KEY = re.compile(r"^([IJLOSTZ])\.([NESW])([NESW])$")
-_TEST = re.compile(r"\(\s*@?\s*([+-]?\d+)\s*,\s*([+-]?\d+)\s*\)")
+_TEST = re.compile(r"\(\s*@?\s*([+-]?[0-9]+)\s*,\s*([+-]?[0-9]+)\s*\)")  # ASCII digits only
+_MAX_DIGITS = 6  # kicks are within -4..4; longer numbers are refused before int() (which stops at 4,300 digits)
 
 
 def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
@@ -44,7 +45,13 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         if start == end:
             raise KickTableError(f"{source}: {key}: a rotation must change the state")
         transition = _STATE[start] + _STATE[end]
+        for dx, dy in tests:
+            if max(len(dx.lstrip("+-")), len(dy.lstrip("+-"))) > _MAX_DIGITS:
+                raise KickTableError(f"{source}: {key}: kick ({dx[:8]}...) has a number of more than {_MAX_DIGITS} "
+                                     f"digits (each part must be within -4..4)")
         kicks.setdefault(piece, {})[transition] = [[int(dx), int(dy)] for dx, dy in tests]
+    if not raw:
+        raise KickTableError(f"{source}: no kick table found (expected lines like T.NE=(0,0)(-1,0))")
     zero = {state: [0, 0] for state in "0R2L"}
     return {
         "name": source.rsplit("/", 1)[-1].removesuffix(".properties"),
