@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -220,7 +221,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="weight set: a name in ai/weights (dellacherie, el-tetris, bcts, modern, modern-hand, "
                         "...) or a TOML path (default: dellacherie for classic, modern for guideline)")
     parser.add_argument("--lookahead", type=int, default=None,
-                        help="pieces searched per move (default 1 classic, 6 guideline = current + 5 previews)")
+                        help="pieces searched per move: classic 1..2 (default 1), guideline 1..6 (default 6 = current "
+                        "+ 5 previews)")
     parser.add_argument("--rules", choices=RULE_PROTOCOLS, default="guideline")
     parser.add_argument("--max-pieces", type=int, default=500, help="cap per game (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed + i")
@@ -228,7 +230,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget-ms", type=float, default=None,
                         help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)")
     parser.add_argument("--height", type=int, default=20,
-                        help="classic: board height (default 20; smaller boards end games sooner, as in the literature)")
+                        help="classic: board height, 4..40 (default 20; smaller boards end games sooner, as in the literature)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
 
 
@@ -241,9 +243,48 @@ def _mean(rows: list[dict]) -> dict:
     return mean
 
 
+MAX_GAMES = 100_000
+MAX_PIECES = 100_000_000  # classic games at 1-piece lookahead run to millions of pieces
+MAX_LOOKAHEAD = {"classic": 2, "guideline": 6}  # classic: current (+ expectation over the next); guideline: + 5 previews
+MAX_BUDGET_MS = 60_000.0
+
+
+def check_budget_ms(value: float | None, what: str = "--budget-ms") -> str | None:
+    """The problem with a per-move time budget (None: the default), or None if it is usable."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or not 0 < value <= MAX_BUDGET_MS:
+        return f"{what} must be a number of milliseconds above 0 and at most {MAX_BUDGET_MS:,.0f}, got {value}"
+    return None
+
+
+def check_height(value: int, what: str = "--height") -> str | None:
+    from game.board import HEIGHT
+
+    if not 4 <= value <= HEIGHT:
+        return f"{what} must be 4..{HEIGHT} rows, got {value}"
+    return None
+
+
+def _check(args: argparse.Namespace, lookahead: int) -> str | None:
+    """The first problem with the arguments, checked before any game starts."""
+    if not 1 <= args.games <= MAX_GAMES:
+        return f"--games must be 1..{MAX_GAMES:,}, got {args.games}"
+    if not 1 <= args.max_pieces <= MAX_PIECES:
+        return f"--max-pieces must be 1..{MAX_PIECES:,}, got {args.max_pieces}"
+    top = MAX_LOOKAHEAD[args.rules]
+    if not 1 <= lookahead <= top:
+        return f"--lookahead must be 1..{top} for {args.rules} rules, got {lookahead}"
+    return check_budget_ms(args.budget_ms) or check_height(args.height)
+
+
 def run(args: argparse.Namespace) -> int:
+    lookahead = args.lookahead if args.lookahead is not None else (1 if args.rules == "classic" else 6)
+    problem = _check(args, lookahead)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     features = args.features or ("dellacherie" if args.rules == "classic" else "modern")
-    lookahead = args.lookahead or (1 if args.rules == "classic" else 6)
     rows = []
     for i in range(args.games):
         stats = play_game(args.rules, features, seed=args.seed + i, max_pieces=args.max_pieces, lookahead=lookahead,
