@@ -19,10 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import sys
 import time
 from pathlib import Path
+
+
+MAX_WORKERS = max(4, os.cpu_count() or 1)  # more processes than cores only slow each other down
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,11 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sigma-rel", type=float, default=0.0,
                         help="initial deviation of weight w is max(sigma, sigma-rel * |w|) (default 0)")
     parser.add_argument("--games", type=int, default=4, help="games per weight vector (default 4)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help=f"worker processes, 1..{MAX_WORKERS} (default 2)")
     parser.add_argument("--out", default="weights.toml", help="where to write the best weights (TOML)")
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--population", type=int, default=20)
-    parser.add_argument("--elite", type=float, default=0.2, help="elite fraction (default 0.2)")
+    parser.add_argument("--elite", type=float, default=0.2, help="elite fraction, above 0 and at most 1 (default 0.2)")
     parser.add_argument("--base", default=None, help="weight set whose features are tuned and whose values "
                         "start the mean (default bcts for classic, modern-hand for guideline)")
     parser.add_argument("--sigma", type=float, default=5.0, help="initial standard deviation per weight")
@@ -49,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "decreasing linearly towards 0 over the generations")
     parser.add_argument("--max-pieces", type=int, default=2000, help="piece cap per training game")
     parser.add_argument("--height", type=int, default=20, help="top-out row (smaller boards end games sooner)")
-    parser.add_argument("--epsilon", type=float, default=0.0, help="chance of a random placement per move")
+    parser.add_argument("--epsilon", type=float, default=0.0, help="chance of a random placement per move, 0..1")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--resume", default=None, metavar="FILE", help="checkpoint to continue from")
     parser.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -99,9 +104,9 @@ def train(args: argparse.Namespace) -> dict:
 
     from ai.eval import WeightSet
 
-    checkpoint_path = Path(args.checkpoint or (str(Path(args.out).with_suffix("")) + ".ckpt.json"))
+    checkpoint_path = _checkpoint_path(args)
     if args.resume:
-        state = json.loads(Path(args.resume).read_text())
+        state = load_checkpoint(args.resume)
     else:
         base = WeightSet.load(args.base or ("modern-hand" if args.rules == "guideline" else "bcts"))
         names = sorted(base.weights)
@@ -165,14 +170,131 @@ def train(args: argparse.Namespace) -> dict:
     return state
 
 
+MAX_CHECKPOINT_BYTES = 16_000_000
+
+
+class CheckpointError(ValueError):
+    """A --resume file that is not a checkpoint this command wrote; the message names the file and the problem."""
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def load_checkpoint(path: str) -> dict:
+    """Read and check a checkpoint (the dict train() writes) before any work; CheckpointError if it is not one."""
+    from ai.eval import ALL_FEATURES
+    from game.textfile import InputFileError, read_text
+
+    try:
+        text = read_text(path, MAX_CHECKPOINT_BYTES, what="checkpoint")
+    except InputFileError as error:
+        raise CheckpointError(str(error)) from None
+    try:
+        state = json.loads(text)
+    except RecursionError:
+        raise CheckpointError(f"checkpoint {path}: not a checkpoint (JSON nested too deeply)") from None
+    except ValueError as error:
+        raise CheckpointError(f"checkpoint {path}: not JSON ({str(error).splitlines()[0]})") from None
+
+    def bad(problem: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {path}: {problem}")
+
+    if not isinstance(state, dict):
+        raise bad("expected a JSON object")
+    missing = [key for key in ("features", "mean", "sigma", "generation", "rng", "best", "history") if key not in state]
+    if missing:
+        raise bad(f"missing {', '.join(missing)}")
+    if state.get("rules", "classic") not in ("classic", "guideline"):
+        raise bad(f"rules must be classic or guideline, got {state.get('rules')!r}")
+    names = state["features"]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) \
+            or len(set(names)) != len(names):
+        raise bad("features must be a non-empty list of distinct feature names")
+    unknown = sorted(set(names) - set(ALL_FEATURES))
+    if unknown:
+        raise bad(f"unknown features {unknown}")
+    for key in ("mean", "sigma"):
+        values = state[key]
+        if not isinstance(values, list) or len(values) != len(names) or not all(_number(v) for v in values):
+            raise bad(f"{key} must be a list of {len(names)} finite numbers")
+    if any(v < 0 for v in state["sigma"]):
+        raise bad("sigma values must not be negative")
+    for key in ("generation", "rng"):
+        if type(state[key]) is not int or state[key] < 0:
+            raise bad(f"{key} must be a whole number, 0 or more")
+    best = state["best"]
+    if best is not None and not (isinstance(best, dict) and _number(best.get("score"))
+                                 and isinstance(best.get("weights"), dict)
+                                 and all(_number(v) for v in best["weights"].values())):
+        raise bad("best must be null or {score, weights}")
+    if not isinstance(state["history"], list):
+        raise bad("history must be a list")
+    return state
+
+
+def _writable(path: Path, what: str) -> str | None:
+    if path.is_dir():
+        return f"{what} {path} is a directory"
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        return f"{what} {path}: folder {parent} does not exist"
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{what} {path}: not writable"
+    return None
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    """The first problem with the arguments, found before any game is played."""
+    from ai.bench import check_height
+
+    limits = [("population", 2, 100_000), ("games", 1, 100_000), ("generations", 1, 1_000_000),
+              ("max_pieces", 1, 100_000_000), ("depth", 1, 6), ("width", 1, 1_000), ("nodes", 1, 10_000_000),
+              ("workers", 1, MAX_WORKERS)]
+    for name, low, high in limits:
+        value = getattr(args, name)
+        if not low <= value <= high:
+            return f"--{name.replace('_', '-')} must be {low:,}..{high:,}, got {value}"
+    if not (math.isfinite(args.elite) and 0 < args.elite <= 1):
+        return f"--elite must be a fraction above 0 and at most 1, got {args.elite}"
+    if not (math.isfinite(args.epsilon) and 0 <= args.epsilon <= 1):
+        return f"--epsilon must be a probability from 0 to 1, got {args.epsilon}"
+    for name in ("sigma", "sigma_rel", "noise"):
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value >= 0):
+            return f"--{name.replace('_', '-')} must be a finite number, 0 or more, got {value}"
+    problem = check_height(args.height)
+    if problem:
+        return problem
+    out = Path(args.out)
+    return _writable(out, "--out") or _writable(_checkpoint_path(args), "--checkpoint")
+
+
+def _checkpoint_path(args: argparse.Namespace) -> Path:
+    return Path(args.checkpoint or (str(Path(args.out).with_suffix("")) + ".ckpt.json"))
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.population < 2 or args.games < 1 or args.generations < 1:
-        print("error: population must be at least 2, games and generations at least 1", file=sys.stderr)
+    problem = _check(args)
+    if problem is None and args.base is not None:
+        from ai.eval import WeightSet
+
+        try:
+            WeightSet.load(args.base)
+        except (ValueError, OSError) as error:
+            problem = f"--base: {str(error).splitlines()[0]}"
+    if problem is None and args.resume:
+        try:
+            load_checkpoint(args.resume)
+        except CheckpointError as error:
+            problem = str(error)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         state = train(args)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2
     unit = "attack" if state.get("rules") == "guideline" else "lines"
     print(f"wrote {args.out} after {state['generation']} generations; best sample {state['best']['score']:.1f} {unit}")
