@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ai.bench", "play seeded games with the AI and report lines, attack, speed"),
     "train": ("ai.train", "tune evaluation weights with the noisy cross-entropy method"),
     "tbp": ("ai.tbp", "run the engine as a Tetris Bot Protocol bot on stdin/stdout"),
+    "coach": ("ai.coach_cli", "what the coach panel shows for a position (PC advice and chance, or the hint)"),
 }
 
 

@@ -144,7 +144,8 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
         return
     solution: Solution | None = None
     truncated = False
-    lines = candidates[0]
+    # Without a solution from the known pieces the chance is about the PC the player is aiming for.
+    lines = request.lines if request.lines in candidates else candidates[0]
     for height in candidates:  # the lowest PC the known pieces can finish wins
         try:
             found, cut = solve_position(snapshot, height, soft_drop=soft_drop,

@@ -175,6 +175,22 @@ class PcPanel:
         return {"possible": True, "impossible": False, "lost": False}.get(self.status)
 
 
+KEY_GLYPHS = {Key.LEFT: "←", Key.RIGHT: "→", Key.DAS_LEFT: "⇤", Key.DAS_RIGHT: "⇥", Key.CW: "↻", Key.CCW: "↺",
+              Key.FLIP: "180", Key.SOFT_DROP: "↓", Key.HARD_DROP: "⤓"}
+KEY_ASCII = {Key.LEFT: "<", Key.RIGHT: ">", Key.DAS_LEFT: "|<", Key.DAS_RIGHT: ">|", Key.CW: "CW", Key.CCW: "CCW",
+             Key.FLIP: "180", Key.SOFT_DROP: "v", Key.HARD_DROP: "DROP"}
+KEY_MEANINGS = {Key.LEFT: "move left", Key.RIGHT: "move right", Key.DAS_LEFT: "hold left to the wall (DAS)",
+                Key.DAS_RIGHT: "hold right to the wall (DAS)", Key.CW: "rotate clockwise",
+                Key.CCW: "rotate counter-clockwise", Key.FLIP: "rotate 180°", Key.SOFT_DROP: "soft drop to the floor",
+                Key.HARD_DROP: "hard drop"}
+
+
+def key_labels(move: Move, glyphs: bool = True) -> list[str]:
+    """The inputs of a move as labels, "HOLD" first when it starts with a hold."""
+    table = KEY_GLYPHS if glyphs else KEY_ASCII
+    return (["HOLD"] if move.hold else []) + [table[k] for k in move.keys]
+
+
 def pieces_text(count: int, word: str = "piece") -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 

@@ -15,7 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ai.protocol import Move, PcAnswer, PcPanel, Snapshot, Suggestion, WorkerFailure, pc_panel
+from ai.protocol import (  # noqa: F401 - key_labels/KEY_* are re-exported for the views
+    KEY_ASCII,
+    KEY_GLYPHS,
+    Move,
+    PcAnswer,
+    PcPanel,
+    Snapshot,
+    Suggestion,
+    WorkerFailure,
+    key_labels,
+    pc_panel,
+)
 from game.board import Board
 from game.engine import Game
 from game.events import Event, Held, Locked, Undone
@@ -30,11 +41,6 @@ PC_BUDGET_MS = 300.0
 PC_AFTER_HINT_TICKS = 20  # the worker does one job at a time: the PC question waits for the final hint this long
 MAX_PACE_WAIT_TICKS = 4  # at "as fast as possible" the final answer is awaited this long, then the streamed one
 LOST_FLASH_TICKS = 40
-
-KEY_GLYPHS = {Key.LEFT: "←", Key.RIGHT: "→", Key.DAS_LEFT: "⇤", Key.DAS_RIGHT: "⇥", Key.CW: "↻", Key.CCW: "↺",
-              Key.FLIP: "180", Key.SOFT_DROP: "↓", Key.HARD_DROP: "⤓"}
-KEY_ASCII = {Key.LEFT: "<", Key.RIGHT: ">", Key.DAS_LEFT: "|<", Key.DAS_RIGHT: ">|", Key.CW: "CW", Key.CCW: "CCW",
-             Key.FLIP: "180", Key.SOFT_DROP: "v", Key.HARD_DROP: "DROP"}
 
 
 def snapshot_of(game: Game) -> Snapshot:
@@ -56,12 +62,6 @@ def position_key(game: Game) -> tuple | None:
 
 def move_cells(move: Move) -> list[tuple[int, int]]:
     return [(move.x + dx, move.y + dy) for dx, dy in SHAPES[move.piece, move.rotation]]
-
-
-def key_labels(move: Move, glyphs: bool = True) -> list[str]:
-    """The inputs of a move as labels, "HOLD" first when it starts with a hold."""
-    table = KEY_GLYPHS if glyphs else KEY_ASCII
-    return (["HOLD"] if move.hold else []) + [table[k] for k in move.keys]
 
 
 def pc_lines(game: Game, practice: bool) -> int:

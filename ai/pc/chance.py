@@ -16,6 +16,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from ai.pc.cover import Arrangement, leaf_sequence
 from ai.pc.movegen import unpack
 from ai.pc.percent import Trie, TrieSearch
 from ai.pc.search import Problem, Step, searcher_for
@@ -24,6 +25,8 @@ from game.pieces import Piece, Rotation
 from game.rules import Rules
 
 MAX_FUTURES = 20_000
+# single-queue searches that find no PC before the remaining futures of a placement go to the trie search
+MAX_SINGLE_LOSSES = 3
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
 _PC_NUMBER = {7: 1, 4: 2, 1: 3, 5: 4, 2: 5, 6: 6, 3: 7}
 
@@ -55,36 +58,6 @@ def _promising_moves(bits: Bitboard, lines: int, sequences: list, weights: list[
             first = found[0].steps[0]
             ranks.setdefault((first.piece, first.mask), len(ranks))
     return ranks
-
-
-def _sampled_chance(ways: list, sequences: list, weights: list[float], depth: int, rules: Rules,
-                    soft_drop: bool, use_hold: bool, deadline: float, seed: int = 0) -> float | None:
-    """Share of futures (drawn by probability) still solvable after this placement, until the deadline.
-
-    `ways` are (child, kept piece, node, leaf offset, queue pieces consumed); `depth` is how many queue pieces
-    the start state already holds."""
-    searcher = searcher_for(rules, soft_drop)
-    rng = random.Random(seed)
-    tried = won = 0
-    while time.perf_counter() < deadline and tried < 4 * len(sequences):
-        leaf = rng.choices(range(len(sequences)), weights)[0]
-        way = next((w for w in ways if w[3] <= leaf < w[3] + w[2].count), None)
-        if way is None:  # this future does not deal the piece placed
-            tried += 1
-            continue
-        child, keep, _, _, consumed = way
-        if child.h == 0:
-            ok = True
-        else:
-            rest = tuple(sequences[leaf][depth + consumed:])
-            problem = Problem(child.field, child.h, rest, keep if use_hold else None, use_hold)
-            found, stats = searcher.solve(problem, budget_ms=max(1.0, (deadline - time.perf_counter()) * 1000))
-            if stats.truncated:
-                break
-            ok = bool(found)
-        tried += 1
-        won += ok
-    return won / tried if tried else None
 
 
 @dataclass
@@ -143,8 +116,9 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     need = empty // 4
     length = need + 1 - (hold is not None) if use_hold else need
     unknown = max(0, length - len(known))
-    # under a time budget, fewer sampled futures (roughly 2 per millisecond) keep the setup cost in proportion
-    limit = MAX_FUTURES if budget_ms is None else int(min(MAX_FUTURES, max(200, 2 * budget_ms)))
+    # Every future is listed whatever the budget (a short budget must not turn an exact answer into a sample;
+    # it ends the search instead, and the result then says it is approximate).
+    limit = MAX_FUTURES
     futures, sampled = _futures(randomizer, randomizer_state, unknown, limit) if unknown else ([((), 1.0)], False)
     sequences = [(known + seq)[:max(length, 1)] for seq, _ in futures]
     weight_of: dict[tuple[Piece, ...], float] = {}
@@ -152,8 +126,8 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         weight_of[seq] = weight_of.get(seq, 0.0) + prob
     trie = Trie(list(weight_of))
     weights = [weight_of[seq] for seq in trie.sequences]
-    # With a budget: a tenth for finding promising moves, half for the exact search, the rest for sampling.
-    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, None if budget_ms is None else budget_ms / 2)
+    # With a budget the whole search stops at the deadline and the result says it is approximate.
+    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold)
 
     # the buffer model's start state (see ai.pc.search): held piece and trie node
     if use_hold and hold is None:
@@ -169,7 +143,6 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
             options.append((piece, held, sub, base + node.offsets[piece], 1))
     elif use_hold and held is not None:
         options.append((held, None, node, base, 0))
-    depth = 1 if (use_hold and hold is None) else 0  # queue pieces inside the start state
 
     # Every next placement (piece, cells), with the ways it can happen: (child, piece kept, node, leaf offset).
     moves: dict[tuple[Piece, int], tuple[Step, list]] = {}
@@ -182,15 +155,58 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
                 moves[key] = (step, [])
             moves[key][1].append((child, keep, sub, offset, consumed))
 
+    searcher = searcher_for(rules, soft_drop)
+    deadline = None if budget_ms is None else started + budget_ms / 1000
+    witnesses: dict[tuple[Bitboard, int], list[Arrangement]] = {}
+
+    def decide(child, keep: Piece | None, sub, need: int) -> int:
+        """Leaves of `sub` won from the child state, deciding at least those in `need`. First the arrangements
+        already found there and new ones from single-queue searches of undecided leaves (each covers many
+        leaves at once); the leaves left (those a single search showed lost, and the rest once a few were)
+        go to the exhaustive trie search."""
+        if child.h == 0:
+            return sub.leaves
+        got = 0
+        if keep is not None or not use_hold:
+            found = witnesses.setdefault((child.field, child.h), [])
+            for arrangement in found:
+                got |= arrangement.cover(keep, sub)
+            lost = 0
+            while need & ~got & ~lost and lost.bit_count() < MAX_SINGLE_LOSSES:
+                rest = need & ~got & ~lost
+                leaf = (rest & -rest).bit_length() - 1
+                left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
+                if left_ms is not None and left_ms <= 0:
+                    search.truncated = True
+                    return got
+                problem = Problem(child.field, child.h, leaf_sequence(sub, leaf), keep, use_hold)
+                solutions, stats = searcher.solve(problem, budget_ms=left_ms)
+                if stats.truncated:
+                    search.truncated = True
+                    return got
+                if not solutions:
+                    lost |= 1 << leaf
+                    continue
+                arrangement = Arrangement.from_steps(search.gen, child.field, child.h, solutions[0].steps, use_hold)
+                found.append(arrangement)
+                got |= arrangement.cover(keep, sub)
+            if not need & ~got & ~lost:
+                return got
+        if deadline is not None:
+            search.set_deadline(deadline)
+        return got | search.run(child.field, child.h, keep, sub, need & ~got)
+
     def wins(ways: list, wanted: int) -> int:
         """Leaves (root numbering) won after this placement, deciding at least those in `wanted`."""
         won = 0
         for child, keep, sub, offset, _ in ways:
-            need = (wanted >> offset) & sub.leaves
+            need = (wanted >> offset) & sub.leaves & ~(won >> offset)
             if not need:
                 continue
-            got = sub.leaves if child.h == 0 else search.run(child.field, child.h, keep, sub, need)
+            got = decide(child, keep, sub, need)
             won |= (got & sub.leaves) << offset
+            if search.truncated:
+                break
         return won
 
     # Score placements one by one, the most promising first: the first placements of solutions for a few
@@ -212,14 +228,6 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     for step, won in scored.values():
         prob = min(1.0, math.fsum(w for i, w in enumerate(weights) if won >> i & 1))
         ranked.append((step, prob))
-    if search.truncated and budget_ms is not None and order:
-        # out of time for exact odds: estimate the first candidate's by solving sampled futures one by one
-        key = order[0]
-        deadline = started + budget_ms / 1000
-        estimate = _sampled_chance(moves[key][1], trie.sequences, weights, depth, rules, soft_drop, use_hold,
-                                   deadline)
-        if estimate is not None:
-            ranked = [(s, max(p, estimate) if (s.piece, s.mask) == key else p) for s, p in ranked]
     ranked.sort(key=lambda item: (-item[1], not item[0].hard, item[0].hold))
     best = ranked[0] if ranked and ranked[0][1] > 0 else None
     return ChanceResult(
