@@ -220,8 +220,6 @@ def _read(raw: bytes) -> _FileReading:
 def _read_or_fail(raw: bytes) -> tuple[_FileReading | None, str]:
     """The reading of ``raw``, or None and why the file cannot be read at all. Never raises: the last line
     of defence for "a settings file never stops the game from starting"."""
-    if len(raw) > MAX_FILE_BYTES:
-        return None, f"{len(raw):,} bytes, far too large for a settings file"
     try:
         reading = _read(raw)
     except Exception as error:  # noqa: BLE001 - whatever the bytes do to a parser, the game must start
@@ -276,7 +274,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
             [],
         )
     try:
-        raw = target.read_bytes()
+        raw = _read_limited(target)
     except FileNotFoundError:
         return _finish(target, _defaults(), [], [])
     except OSError as error:
@@ -284,6 +282,13 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
         problem = f"could not read {name} ({reason}); using the default settings"
         return _finish(target, _defaults(), [problem], [])
 
+    if len(raw) > MAX_FILE_BYTES:  # not a settings file (or a device): left alone, never saved over
+        problem = (
+            f"{name} could not be read at all (more than {MAX_FILE_BYTES // 1024} KiB, far too large for a "
+            "settings file); it is left as it is and settings will not be saved over it; "
+            "using the default settings"
+        )
+        return _finish(target, _defaults(), [problem], [], unreadable=True)
     reading, why = _read_or_fail(raw)
     if reading is None:
         backup, kept = _keep(target, raw)
@@ -380,15 +385,25 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def _read_limited(target: Path) -> bytes:
+    """The file's bytes, or its first ``MAX_FILE_BYTES + 1`` bytes if it is larger (or endless, /dev/zero)."""
+    with open(target, "rb") as stream:
+        return stream.read(MAX_FILE_BYTES + 1)
+
+
 def _keep_unread_content(target: Path) -> None:
     """Back up the file about to be replaced unless it reads cleanly (valid, current schema, nothing
     unknown): it may have been damaged, hand-edited or written by another version since it was loaded, or
     its backup may have failed then. Raises OSError if it cannot be read or backed up: better no save than
     a silent loss."""
     try:
-        raw = target.read_bytes()
+        raw = _read_limited(target)
     except FileNotFoundError:
         return
+    if len(raw) > MAX_FILE_BYTES:
+        raise OSError(
+            errno.EFBIG, f"{target.name} is too large to be a settings file; move it away to save settings"
+        )
     reading, _ = _read_or_fail(raw)
     if reading is None or reading.needs_backup:
         kept = backup_file(target, raw)

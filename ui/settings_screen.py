@@ -156,6 +156,12 @@ def glyph_font(size: int) -> pygame.font.Font:
 R.CACHE_HOOKS.append(_glyph_fonts.clear)
 
 
+def blit_glyph_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
+                    colour: tuple[int, int, int] = R.TEXT) -> None:
+    """Like `R.blit_text`, in the font that has the key glyphs."""
+    surface.blit(glyph_font(size).render(text, True, colour), pos)
+
+
 _ALT_GLYPHS = {"⤓": "⇓"}  # as in the coach panel: fonts without U+2913 usually have the double arrow
 
 
@@ -367,7 +373,7 @@ class SettingsScene(Scene):
                 R.blit_text(surface, row.label, view.pt(100, y), size, R.DIM)
                 glyph_size = view.font_size(19)  # DejaVu runs larger than pygame's default font
                 text = legend_text(row, glyph_size)
-                surface.blit(glyph_font(glyph_size).render(text, True, R.TEXT), view.pt(300, y + 1))
+                blit_glyph_text(surface, text, view.pt(300, y + 1), glyph_size)
                 y += step
                 continue
             chosen = i == self.index
