@@ -50,6 +50,7 @@ _CELL["G"] = 8
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = _short.maxlong = 40
 _short.maxlevel = 3
+_short.maxlist = _short.maxdict = _short.maxtuple = 4
 
 
 class TbpError(ValueError):
@@ -61,8 +62,9 @@ class SearchFailed(RuntimeError):
 
 
 def describe(value: Any) -> str:
-    """A short repr for error reasons, safe for huge or deeply nested values."""
-    return _short.repr(value)
+    """A short repr (at most 60 characters) for error reasons, safe for huge or deeply nested values."""
+    text = _short.repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # --- the position ----------------------------------------------------------------------------------------------
