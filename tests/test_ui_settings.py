@@ -1,6 +1,7 @@
 """Settings screen round trips through the file, and key rebinding with conflicts refused."""
 
 import os
+import tomllib
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -131,3 +132,220 @@ def test_remove_keys_and_restore_defaults(app):
     scene.index = len(scene.items) - 1
     tap(app, "return")
     assert load_settings(app.settings_file).settings.keys.rotate_180 == ("a",)
+
+
+# --- Coach section, overrides, messages (user-test findings) -------------------------------------------------
+
+
+class Drawn:
+    """Every string the settings screen draws (plain and glyph text), for asserting what the player sees."""
+
+    def __init__(self, monkeypatch) -> None:
+        import ui.settings_screen as screen
+
+        self.texts: list[str] = []
+        plain, glyphs = R.blit_text, screen.blit_glyph_text
+
+        def record_plain(surface, s, *args, **kwargs):
+            self.texts.append(s)
+            return plain(surface, s, *args, **kwargs)
+
+        def record_glyphs(surface, s, *args, **kwargs):
+            self.texts.append(s)
+            return glyphs(surface, s, *args, **kwargs)
+
+        monkeypatch.setattr(R, "blit_text", record_plain)
+        monkeypatch.setattr(screen, "blit_glyph_text", record_glyphs)
+
+    def of(self, app) -> str:
+        self.texts.clear()
+        app.draw(app.screen)
+        return "\n".join(self.texts)
+
+
+def _app_with(tmp_path, monkeypatch, file_text: str | bytes | None = None, **env):
+    """An app started with `file_text` as settings.toml and `env` as STACKCOACH_ variables."""
+    from ui.testing import make_app
+
+    for name in list(os.environ):
+        if name.upper().startswith("STACKCOACH_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    if isinstance(file_text, str):
+        (tmp_path / "settings.toml").write_text(file_text, "utf-8")
+    elif file_text is not None:
+        (tmp_path / "settings.toml").write_bytes(file_text)
+    app, screen = make_app(tmp_path)
+    app.screen = screen
+    return app
+
+
+def test_coach_settings_are_on_the_settings_screen(app, monkeypatch):
+    drawn = Drawn(monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "ai", "hint_enabled")
+    text = drawn.of(app)
+    assert "COACH" in text and "H turns it on and off in a game" in text  # the help names the player's key
+    tap(app, "return")
+    _go_to(app, scene, "ai", "show_key_sequence")
+    tap(app, "right")
+    _go_to(app, scene, "ai", "pc_hints_enabled")
+    tap(app, "return")
+    _go_to(app, scene, "ai", "autoplay_pps")
+    tap(app, "right")  # 2 -> 3 pieces per second
+    assert "< 3 pieces/s >" in drawn.of(app)
+    _go_to(app, scene, "ai", "engine")
+    tap(app, "right")
+    _go_to(app, scene, "ai", "weights")
+    tap(app, "right")
+    _go_to(app, scene, "ai", "think_budget_ms")
+    tap(app, "left")  # 15 -> 10 ms
+    saved = load_settings(app.settings_file).settings.ai
+    assert (saved.hint_enabled, saved.show_key_sequence, saved.pc_hints_enabled) == (True, True, True)
+    assert (saved.autoplay_pps, saved.engine, saved.think_budget_ms) == (3, "mcts", 10)
+    from ui.settings_screen import weight_names
+
+    assert saved.weights != "modern" and saved.weights in weight_names()
+    assert scene.status[1] == R.GOOD
+
+
+def test_autoplay_speed_reaches_as_fast_as_possible(app, monkeypatch):
+    drawn = Drawn(monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "ai", "autoplay_pps")
+    for _ in range(3):
+        tap(app, "left")  # 2 -> 1.5 -> 1 -> wraps round to 0, "max"
+    assert load_settings(app.settings_file).settings.ai.autoplay_pps == 0
+    assert "max (as fast as possible)" in drawn.of(app)
+
+
+def test_legend_explains_every_hint_key_glyph(app, monkeypatch):
+    from ui.coach import KEY_ASCII, KEY_GLYPHS
+    from ui.settings_screen import KEY_MEANINGS
+
+    drawn = Drawn(monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "ai", "think_budget_ms")  # the legend follows the Coach settings
+    text = drawn.of(app)
+    assert "Hint keys" in text
+    for key, glyph in KEY_GLYPHS.items():
+        shown = [label for label in (glyph, "⇓", KEY_ASCII[key]) if f"{label} {KEY_MEANINGS[key]}" in text]
+        assert shown, f"no legend entry for {glyph} ({KEY_MEANINGS[key]})"
+    assert "HOLD hold first" in text
+    # the legend is read, not chosen: moving down from the last Coach setting skips it
+    tap(app, "down")
+    assert scene.rows[scene.index].label == "Key bindings…"
+
+
+def test_hint_key_works_with_default_settings(app):
+    """README: "in any mode, H shows the engine's suggested placement" — with the hint off by default, H turns
+    it on (and off again), and the choice is saved."""
+    from ui.modes import ZEN
+    from ui.play import PlayScene
+    from ui.worker_client import WorkerClient, spawn_thread_worker
+
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(lambda *args: None))
+    assert app.settings.ai.hint_enabled is False
+    scene = PlayScene(app, ZEN)
+    app.scenes.push(scene)
+    tap(app, "h")
+    assert app.settings.ai.hint_enabled is True and scene.coach.hints_on
+    assert load_settings(app.settings_file).settings.ai.hint_enabled is True
+    tap(app, "h")
+    assert load_settings(app.settings_file).settings.ai.hint_enabled is False
+
+
+def test_environment_override_is_marked_and_never_saved(tmp_path, monkeypatch):
+    app = _app_with(tmp_path, monkeypatch, "schema_version = 1\n[handling]\ndas = 100\n",
+                    STACKCOACH_HANDLING__DAS="50")
+    drawn = Drawn(monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "handling", "arr")
+    tap(app, "right")  # only ARR changes
+    stored = tomllib.loads(app.settings_file.read_text("utf-8"))["handling"]
+    assert (stored["das"], stored["arr"]) == (100, 1)  # was: das = 50, the override written into the file
+    assert app.settings.handling.das == 50  # still in effect
+    _go_to(app, scene, "handling", "das")
+    assert "50 ms  (set by STACKCOACH_HANDLING__DAS)" in drawn.of(app)
+    tap(app, "right")
+    assert scene.status == ("DAS is set by STACKCOACH_HANDLING__DAS; unset that variable to change it here", R.BAD)
+    assert app.settings.handling.das == 50
+    _go_to(app, scene, "handling", "unit")
+    tap(app, "right")  # converting units would change DAS too: refused
+    assert scene.status[1] == R.BAD and app.settings.handling.unit == "ms"
+    assert tomllib.loads(app.settings_file.read_text("utf-8"))["handling"]["das"] == 100
+
+
+def test_hint_toggled_over_an_override_is_not_saved(tmp_path, monkeypatch):
+    app = _app_with(tmp_path, monkeypatch, STACKCOACH_AI__HINT_ENABLED="true")
+    scene = _open_settings(app)
+    _go_to(app, scene, "display", "grid")
+    tap(app, "return")  # any save
+    assert tomllib.loads(app.settings_file.read_text("utf-8"))["ai"]["hint_enabled"] is False
+
+
+def test_overridden_keys_cannot_be_rebound_and_survive_restoring_defaults(tmp_path, monkeypatch):
+    app = _app_with(tmp_path, monkeypatch, STACKCOACH_KEYS__HOLD='["v"]')
+    scene = _open_rebind(app)
+    scene.index = scene.items.index("hold")
+    tap(app, "return")
+    assert not scene.capturing and "set by STACKCOACH_KEYS__HOLD" in scene.status[0]
+    tap(app, "backspace")
+    assert app.settings.keys.hold == ("v",) and scene.status[1] == R.BAD
+    scene.index = scene.items.index("undo")
+    tap(app, "backspace")  # undo loses ctrl+z
+    scene.index = len(scene.items) - 1
+    tap(app, "return")
+    assert app.settings.keys.hold == ("v",) and app.settings.keys.undo == ("ctrl+z",)
+    stored = tomllib.loads(app.settings_file.read_text("utf-8"))["keys"]
+    assert stored["hold"] == ["c", "left shift"]
+
+
+def test_title_names_environment_problems_as_such(tmp_path, monkeypatch):
+    app = _app_with(tmp_path, monkeypatch, STACKCOACH_FOO__BAR="1", STACKCOACH_HANDLING__DAS="lots")
+    text = "\n".join(t for t, _ in app.messages())
+    assert "Problems reading settings.toml" not in text  # the file is fine
+    assert "Ignored STACKCOACH_ environment variables" in text
+    assert "STACKCOACH_FOO__BAR is not a Stack Coach setting; ignored" in text
+    assert 'STACKCOACH_HANDLING__DAS: expected a number, got "lots"; ignored' in text
+
+
+def test_title_shows_an_unreadable_file_as_one_message(tmp_path, monkeypatch):
+    import random
+
+    app = _app_with(tmp_path, monkeypatch, random.Random(3).randbytes(3000))
+    messages = app.messages()
+    assert len(messages) == 1, messages
+    text, colour = messages[0]
+    assert colour == R.BAD and text.startswith("settings.toml could not be read at all")
+    assert text.endswith("kept as settings.toml.bak; using the default settings")
+    from ui.menus import TitleScene
+
+    drawn = Drawn(monkeypatch)
+    app.scenes.push(TitleScene(app))
+    assert "upgraded" not in drawn.of(app) and "could not be read at all" in " ".join(drawn.texts)
+
+
+def test_save_into_a_folder_named_settings_toml_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "settings.toml").mkdir()
+    app = _app_with(tmp_path, monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "display", "ghost")
+    tap(app, "return")
+    assert scene.status[1] == R.BAD and "settings.toml is a folder, not a file; nothing was saved" in scene.status[0]
+    assert list((tmp_path / "settings.toml").iterdir()) == []
+
+
+def test_deeply_nested_kick_file_is_refused(app, tmp_path):
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 3000, "utf-8")
+    scene = _open_settings(app)
+    _go_to(app, scene, "rules", "kick_file")
+    tap(app, "return")
+    app.dispatch(pygame.event.Event(pygame.TEXTINPUT, text=str(deep)))
+    tap(app, "return")  # used to raise RecursionError out of the settings screen
+    assert scene.status[1] == R.BAD and "kick file not used" in scene.status[0]
+    assert app.settings.rules.kick_file is None and not app.settings_file.exists()
