@@ -6,6 +6,7 @@ mode change. Suggestions stream: a quick one-piece answer first, then the full s
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import traceback
@@ -132,11 +133,53 @@ def _solve_pc(request: PcRequest, should_stop: Callable[[], bool], send: Callabl
     solve_for_hint(request, should_stop, send)
 
 
+class RequestError(ValueError):
+    """A request the worker refuses; the worker answers it with a WorkerFailure carrying this message."""
+
+
+MAX_BUDGET_MS = 60_000.0
+ENGINE_NAMES = ("beam", "mcts")
+SUGGEST_DROPS = ("softdrop", "harddrop")
+PC_DROPS = ("softdrop", "harddrop")
+
+
+def check_request(request: Request) -> None:
+    """Refuse a request with values the engines would misread (an unknown drop mode silently meant soft drop,
+    an infinite budget never ends): RequestError naming the field."""
+    if type(request.generation) is not int:
+        raise RequestError(f"generation must be an integer, got {request.generation!r}")
+    if not isinstance(request.snapshot, Snapshot):
+        raise RequestError(f"snapshot must be a Snapshot, got {type(request.snapshot).__name__}")
+    budget = request.budget_ms
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not math.isfinite(budget) \
+            or not 0 < budget <= MAX_BUDGET_MS:
+        raise RequestError(f"budget_ms must be a number of milliseconds above 0 and at most {MAX_BUDGET_MS:,.0f}, "
+                           f"got {budget!r}")
+    if isinstance(request, SuggestRequest):
+        if request.drop not in SUGGEST_DROPS:
+            raise RequestError(f"unknown drop {request.drop!r} (choose {' or '.join(SUGGEST_DROPS)})")
+        if request.engine not in ENGINE_NAMES:
+            raise RequestError(f"unknown engine {request.engine!r} (choose {' or '.join(ENGINE_NAMES)})")
+        if not isinstance(request.weights, str) or not request.weights:
+            raise RequestError(f"weights must be the name or path of a weight set, got {request.weights!r}")
+    else:
+        if request.drop not in PC_DROPS:
+            raise RequestError(f"unknown drop {request.drop!r} (choose {' or '.join(PC_DROPS)})")
+        if type(request.lines) is not int or not 1 <= request.lines <= 6:
+            raise RequestError(f"lines must be 1..6, got {request.lines!r}")
+        if not isinstance(request.want_chance, bool):
+            raise RequestError(f"want_chance must be true or false, got {request.want_chance!r}")
+
+
 def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    if isinstance(request, (SuggestRequest, PcRequest)):
+        check_request(request)
     if isinstance(request, SuggestRequest):
         _suggest(request, should_stop, send)
     elif isinstance(request, PcRequest):
         _solve_pc(request, should_stop, send)
+    else:
+        raise RequestError(f"unknown request {type(request).__name__}")
 
 
 def suggest_moves(snapshot: Snapshot, budget_ms: float) -> list[Move]:

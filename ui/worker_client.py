@@ -34,6 +34,18 @@ KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc"}
 ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc"}
 
 
+def _unsendable(request: Request) -> str | None:
+    """Why the request cannot cross to a worker process (it is pickled on the way), or None if it can."""
+    from multiprocessing.reduction import ForkingPickler
+
+    try:
+        ForkingPickler.dumps(request)
+    except Exception as error:  # noqa: BLE001 - pickling can raise almost anything (PicklingError, TypeError, ...)
+        text = str(error).splitlines()[0] if str(error) else ""
+        return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return None
+
+
 class WorkerHandle:
     """A running worker: its connection plus a way to tell if it lives and to end it."""
 
@@ -155,6 +167,7 @@ class WorkerClient:
         self._latest: dict[str, Request] = {}  # newest request per kind, re-sent after a restart
         self._sent_at: dict[str, float] = {}  # kind -> when its unanswered request was sent
         self._backoff = 0.25
+        self._local: list[WorkerFailure] = []  # failures found on this side (a request that cannot be pickled)
         self.status = WorkerStatus()
         self._closed = False
         atexit.register(self.close)
@@ -178,6 +191,15 @@ class WorkerClient:
 
     def _send(self, request: Request) -> None:
         kind = KIND_OF[type(request)]
+        problem = _unsendable(request)
+        if problem is not None:
+            # Answer it here as a failure of this request only: it is not kept for re-sending, so the next
+            # request and every later poll() work as usual.
+            self._latest.pop(kind, None)
+            self._sent_at.pop(kind, None)
+            self._local.append(WorkerFailure(request.generation, f"{type(request).__name__}: cannot be sent to the "
+                                                                 f"worker: {problem}"))
+            return
         self._latest[kind] = request
         self._sent_at[kind] = self._clock()
         if self._ensure_running():
@@ -191,9 +213,14 @@ class WorkerClient:
         """Current answers that arrived since the last poll (stale ones dropped). Never blocks."""
         if self._closed:
             return []
-        if not self._ensure_running():
-            return []
         answers: list[Answer] = []
+        while self._local:
+            failure = self._local.pop(0)
+            if any(g == failure.generation for g in self._generations.current.values()):
+                self.status.last_problem = failure.message
+                answers.append(failure)
+        if not self._ensure_running():
+            return answers
         handle = self._handle
         assert handle is not None
         try:
