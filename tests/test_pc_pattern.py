@@ -81,3 +81,46 @@ def test_first_bag_orders_sample_all_solvable() -> None:
         first = rng.sample("IJLOSTZ", 7)
         second = rng.sample("IJLOSTZ", 4)
         assert solve(0, parse_queue("".join(first + second)), verify=False).solvable
+
+
+# --- regressions from the fuzzing pass ----------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "count"), [
+    ("[TTTTTTTTTTTT]p12", 1), ("[IIIIIIIIIIIIIIIIIIII]p10", 1), ("[TTI]p2", 3), ("[TTI]!", 3), ("[SSZZ]p3", 6),
+    ("[IIJJLL]p4", 54), ("[TTIIOO]!", 90),
+])
+def test_bags_with_repeated_letters_are_counted_without_walking_permutations(text: str, count: int) -> None:
+    import itertools
+    import time
+
+    pattern = parse_pattern(text)
+    started = time.perf_counter()
+    assert pattern.size() == count
+    assert len(pattern.sequences()) == count
+    assert time.perf_counter() - started < 1.0  # [I x20]p10 used to walk 6.7e11 permutations
+    (draw,) = pattern.alternatives[0]
+    if len(draw.bag) <= 8:  # the same queues, in the same order, as deduplicated permutations
+        assert pattern.sequences() == list(dict.fromkeys(itertools.permutations(draw.bag, draw.count)))
+
+
+def test_the_cap_is_checked_arithmetically_before_any_work() -> None:
+    huge = parse_pattern("*p7,*p7,*p7")  # 1.3e11 queues: refusing must not enumerate them
+    assert huge.size() == 5040 ** 3
+    with pytest.raises(PatternError, match="128,024,064,000 queues"):
+        huge.check_size()
+    with pytest.raises(PatternError, match="at most 2,000,000"):
+        next(huge.iter_sequences())
+
+
+@pytest.mark.parametrize("text", ["*p³", "*p７", "*p٣", "[SZO]p²", "*p" + "9" * 5000, "T" * 10_001])
+def test_only_ascii_digits_and_sane_lengths(text: str) -> None:
+    with pytest.raises(PatternError) as caught:
+        parse_pattern(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_alternatives_are_deduplicated_without_remembering_queues() -> None:
+    pattern = parse_pattern("[SZ]p2;SZ;*p2")
+    queues = pattern.sequences()
+    assert len(queues) == len(set(queues)) == 42  # 2 + 0 + 42 - 2 already given
+    assert queues[:2] == [(Piece.S, Piece.Z), (Piece.Z, Piece.S)]
+    assert pattern.size() == 2 + 1 + 42  # size() counts each alternative's queues
