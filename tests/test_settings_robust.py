@@ -54,7 +54,7 @@ def leftovers(folder: Path) -> list[Path]:
 
 
 def assert_valid(settings: Settings) -> None:
-    """Every group validates as the file would be (strictly), and the settings survive a save/load round trip."""
+    """Every group validates as the file would be (strictly), and the settings can be written as TOML."""
     for name, model in GROUPS.items():
         model.model_validate(getattr(settings, name).model_dump(), strict=True)
     assert tomllib.loads(to_toml(settings))["schema_version"] == settings.schema_version
@@ -79,7 +79,7 @@ def test_random_bytes_give_one_clear_message(path: Path) -> None:
 
 
 def test_file_without_schema_version_is_not_called_an_upgrade(path: Path) -> None:
-    """A hand-written file in today's layout without ``schema_version`` loads cleanly: nothing was upgraded."""
+    """A hand-written file in today's layout without ``schema_version`` loads cleanly: nothing upgraded."""
     path.write_text("[handling]\ndas = 100\n[audio]\nmute = true\n", "utf-8")
     result = load_settings(path)
     assert (result.problems, result.notices, result.backup_path) == ([], [], None)
@@ -246,7 +246,9 @@ def test_override_is_never_written_to_the_file(path: Path, monkeypatch: pytest.M
     assert (stored["das"], stored["arr"]) == (100, 5)
 
 
-def test_override_that_would_leave_a_conflict_is_not_saved(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+def test_override_that_would_leave_a_conflict_is_not_saved(
+    monkeypatch: pytest.MonkeyPatch, path: Path
+) -> None:
     monkeypatch.setenv("STACKCOACH_KEYS__HOLD", '["v"]')
     result = load_settings(path)
     assert result.settings.keys.hold == ("v",)
@@ -331,6 +333,9 @@ def nasty_toml(draw: st.DrawFn) -> bytes:
     return draw(st.sampled_from([b"\n", b"\r\n", b""])).join(parts)
 
 
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+
+
 def _check_never_raises(content: bytes) -> None:
     with tempfile.TemporaryDirectory(prefix="settings-fuzz-") as folder:
         target = Path(folder) / "settings.toml"
@@ -353,13 +358,13 @@ def _check_file(target: Path, content: bytes) -> None:
     assert load_settings(target).problems == []
 
 
-@hyp_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@hyp_settings(max_examples=300, deadline=None, suppress_health_check=_SLOW_OK)
 @given(st.binary(max_size=2000))
 def test_any_bytes_load_without_raising(content: bytes) -> None:
     _check_never_raises(content)
 
 
-@hyp_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@hyp_settings(max_examples=300, deadline=None, suppress_health_check=_SLOW_OK)
 @given(nasty_toml())
 def test_nasty_toml_loads_without_raising(content: bytes) -> None:
     _check_never_raises(content)

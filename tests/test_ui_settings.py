@@ -134,7 +134,7 @@ def test_remove_keys_and_restore_defaults(app):
     assert load_settings(app.settings_file).settings.keys.rotate_180 == ("a",)
 
 
-# --- Coach section, overrides, messages (user-test findings) -------------------------------------------------
+# --- Coach section, overrides, messages (user-test findings) ----------------------------------------------
 
 
 class Drawn:
@@ -241,8 +241,8 @@ def test_legend_explains_every_hint_key_glyph(app, monkeypatch):
 
 
 def test_hint_key_works_with_default_settings(app):
-    """README: "in any mode, H shows the engine's suggested placement" — with the hint off by default, H turns
-    it on (and off again), and the choice is saved."""
+    """README: "in any mode, H shows the engine's suggested placement" — with the hint off by default, H
+    turns it on (and off again), and the choice is saved."""
     from ui.modes import ZEN
     from ui.play import PlayScene
     from ui.worker_client import WorkerClient, spawn_thread_worker
@@ -271,7 +271,8 @@ def test_environment_override_is_marked_and_never_saved(tmp_path, monkeypatch):
     _go_to(app, scene, "handling", "das")
     assert "50 ms  (set by STACKCOACH_HANDLING__DAS)" in drawn.of(app)
     tap(app, "right")
-    assert scene.status == ("DAS is set by STACKCOACH_HANDLING__DAS; unset that variable to change it here", R.BAD)
+    refusal = "DAS is set by STACKCOACH_HANDLING__DAS; unset that variable to change it here"
+    assert scene.status == (refusal, R.BAD)
     assert app.settings.handling.das == 50
     _go_to(app, scene, "handling", "unit")
     tap(app, "right")  # converting units would change DAS too: refused
@@ -335,7 +336,8 @@ def test_save_into_a_folder_named_settings_toml_is_an_error(tmp_path, monkeypatc
     scene = _open_settings(app)
     _go_to(app, scene, "display", "ghost")
     tap(app, "return")
-    assert scene.status[1] == R.BAD and "settings.toml is a folder, not a file; nothing was saved" in scene.status[0]
+    assert scene.status[1] == R.BAD
+    assert "settings.toml is a folder, not a file; nothing was saved" in scene.status[0]
     assert list((tmp_path / "settings.toml").iterdir()) == []
 
 
@@ -349,3 +351,33 @@ def test_deeply_nested_kick_file_is_refused(app, tmp_path):
     tap(app, "return")  # used to raise RecursionError out of the settings screen
     assert scene.status[1] == R.BAD and "kick file not used" in scene.status[0]
     assert app.settings.rules.kick_file is None and not app.settings_file.exists()
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".properties"])
+def test_game_starts_with_a_deeply_nested_kick_file_in_settings(tmp_path, monkeypatch, suffix):
+    """The kick file named in settings.toml is read when a game starts: a file that nests 3,000 deep falls
+    back to the rotation system with a message instead of crashing the game."""
+    from ui.modes import ZEN
+    from ui.play import PlayScene
+
+    deep = tmp_path / f"deep{suffix}"
+    deep.write_text("a = " + "[" * 3000, "utf-8")
+    app = _app_with(tmp_path, monkeypatch, f"schema_version = 1\n[rules]\nkick_file = {str(deep)!r}\n")
+    assert app.settings.rules.kick_file == str(deep)
+    scene = PlayScene(app, ZEN)
+    app.scenes.push(scene)
+    assert scene.game.rules.rotation.name.lower() == "srs"
+    assert any("could not be loaded" in p and "using srs" in p for p in scene.problems), scene.problems
+    app.draw(app.screen)
+
+
+def test_long_kick_file_error_is_one_short_status_line(app, tmp_path):
+    bad = tmp_path / "bad.properties"
+    bad.write_text("x=" + "[" * 3000, "utf-8")
+    scene = _open_settings(app)
+    _go_to(app, scene, "rules", "kick_file")
+    tap(app, "return")
+    app.dispatch(pygame.event.Event(pygame.TEXTINPUT, text=str(bad)))
+    tap(app, "return")
+    assert scene.status[1] == R.BAD and scene.status[0].startswith("kick file not used")
+    assert len(scene.status[0]) <= 160

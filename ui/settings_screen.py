@@ -182,6 +182,11 @@ def legend_text(row: Row, size: int) -> str:
     return text
 
 
+def _short(message: str, limit: int = 160) -> str:
+    """One status line: a parser's message can quote a whole (huge) line of the file."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
 def _validation_text(error: ValidationError) -> str:
     first = error.errors()[0]
     return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
@@ -290,13 +295,13 @@ class SettingsScene(Scene):
             try:
                 Rules.named(text)
             except (OSError, ValueError) as error:
-                self.status = (f"kick file not used: {error}", R.BAD)
+                self.status = (_short(f"kick file not used: {error}"), R.BAD)
                 return
             except RecursionError:  # tomllib on a deeply nested file
                 self.status = (f"kick file not used: {text}: nested too deeply to read", R.BAD)
                 return
             except Exception as error:  # noqa: BLE001 - whatever the parser raises, the screen keeps working
-                self.status = (f"kick file not used: {text}: {type(error).__name__}: {error}"[:200], R.BAD)
+                self.status = (_short(f"kick file not used: {text}: {type(error).__name__}: {error}"), R.BAD)
                 return
         self.apply(row.group, {row.field: text or None})
 
