@@ -337,3 +337,48 @@ def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):
         app.tick()
         panel = coach.pc_panel()
         assert panel.status == "unknown" and panel.chance_text == "PC chance: not computed (too long)"
+
+
+def test_autoplay_in_pc_practice_plays_the_pc_shown_and_says_so(app):
+    s = app.settings
+    app.settings = s.model_copy(update={"ai": s.ai.model_copy(update={"autoplay_pps": 0})})
+    keys = _Keys(app)
+    grace = next(s for s in load_setups() if s.key == "grace")
+    scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 11), 11)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+    testing.tap(app, "f2")
+    assert coach.autoplay
+    assert _run_until(app, lambda: coach.pc_panel().overlay)
+    assert coach.pc_leads and coach.advice_move() == coach.pc_panel().first_move  # what autoplay will play
+    planned = [cells for _, cells in coach.pc_panel().overlay]
+    boards = []
+    while not game.stats.perfect_clears:
+        pieces = game.stats.pieces
+        assert _run_until(app, lambda: game.stats.pieces > pieces or game.stats.perfect_clears, timeout_s=30)
+        boards.append(game.board.bits)
+    assert game.stats.perfect_clears == 1 and len(boards) == len(planned)  # the PC shown, in as many pieces
+    assert coach.autoplay  # and it goes on with the next PC of the loop
+
+
+def test_the_same_position_gets_the_same_hint_after_undo(app):
+    from ui.modes import ZEN
+
+    s = app.settings
+    app.settings = s.model_copy(update={"ai": s.ai.model_copy(update={"hint_enabled": True})})
+    keys = _Keys(app)
+    scene = PlayScene(app, ZEN, seed=7)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+    hints = []
+    for _ in range(3):
+        assert _run_until(app, lambda: coach.show_hint and coach.hint_final, timeout_s=30)
+        hints.append(coach.hint)
+        pieces = game.stats.pieces
+        keys.executor = KeyExecutor(coach.hint.keys, hold_first=coach.hint.hold)
+        assert _run_until(app, lambda: game.stats.pieces > pieces)
+        keys.pending = [Button.UNDO]
+        assert _run_until(app, lambda: game.stats.pieces == pieces)
+    assert hints[0] == hints[1] == hints[2]
