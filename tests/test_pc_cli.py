@@ -112,3 +112,120 @@ def test_subprocess_exit_status() -> None:
     done = subprocess.run([sys.executable, "main.py", "pc", "--queue", "TX"], cwd=ROOT, capture_output=True,
                           text=True, check=False)
     assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+
+
+# --- regressions from the fuzzing pass ----------------------------------------------------------------------
+def _one_error_line(code: int, out: str, err: str) -> str:
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--queue", "TIJ", "--all", "--limit", "0"], "--limit must be 1..10,000, got 0"),
+    (["--queue", "TIJ", "--all", "--limit", "-5"], "--limit must be 1..10,000, got -5"),
+    (["--queue", "TIJ", "--all", "--limit", "100000000000"], "--limit must be 1..10,000"),
+    (["--pattern", "*p³"], "digits 0-9"),
+    (["--pattern", "*p７"], "digits 0-9"),
+    (["--pattern", "*p٣"], "digits 0-9"),
+    (["--pattern", "*p7,*p3"], "needs 1,058,400 distinct queues searched"),
+    (["--pattern", "*p7,*p7,*p7"], "at most 2,000,000 are supported"),
+    (["--pattern", "*p7", "--max-queues", "0"], "--max-queues must be"),
+])
+def test_bad_options_are_refused_up_front(argv: list[str], message: str, capsys) -> None:
+    import time
+
+    started = time.perf_counter()
+    err = _one_error_line(*_run(argv, capsys))
+    assert message in err
+    assert time.perf_counter() - started < 5  # refused before any search
+
+
+@pytest.mark.parametrize("argv", [["--queue", "T", "--lines", "x"], ["--queue"], ["--queue", "T", "--drop", "x"],
+                                  ["--queue", "T", "--pattern", "T"]])
+def test_argument_errors_are_one_line(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as leaving:
+        main.main(["pc", *argv])
+    out = capsys.readouterr()
+    assert leaving.value.code == 2 and out.out == ""
+    assert out.err.startswith("error: stackcoach pc: ") and out.err.count("\n") == 1, out.err
+
+
+@pytest.mark.parametrize("pattern", ["[TTTTTTTTTTTT]p12", "[IIIIIIIIIIIIIIIIIIII]p10"])
+def test_repeated_letter_bags_finish_at_once(pattern: str, capsys) -> None:
+    code, out, _ = _run(["--pattern", pattern, "--json"], capsys)
+    assert code == 0 and json.loads(out)["total"] == 1
+
+
+def test_percent_counts_only_the_queues_that_matter(capsys) -> None:
+    """`*p4,*p3` on a field that needs 4 pieces: 176,400 queues but only the 5,880 distinct 5-piece prefixes (the
+    pieces needed plus one for hold) are searched, and the counts equal one api.percent call over the pattern."""
+    from ai.pc.api import percent
+    from game.fumen import decode
+
+    code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "*p4,*p3", "--json", "--max-queues", "5880"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    direct = percent(decode(PCO_NO_I)[0].field.to_board().bits, "*p4,*p3")
+    assert (data["success"], data["total"]) == (direct.success, direct.total) == (direct.success, 176_400)
+    assert data["failed"] == ["".join(p.name for p in seq) for seq in direct.failed]
+    code, out, err = _run(["--field", PCO_NO_I, "--pattern", "*p4,*p3", "--max-queues", "5879"], capsys)
+    assert "needs 5,880 distinct queues" in _one_error_line(code, out, err)
+
+
+def test_percent_in_chunks_equals_one_call(capsys, monkeypatch) -> None:
+    import ai.pc.cli as cli
+
+    monkeypatch.setattr(cli, "PERCENT_CHUNK", 7)  # many small solver calls
+    code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*", "--json"], capsys)
+    assert code == 0
+    chunked = json.loads(out)
+    monkeypatch.setattr(cli, "PERCENT_CHUNK", 100_000)
+    code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*", "--json"], capsys)
+    whole = json.loads(out)
+    assert {k: chunked[k] for k in ("success", "total", "failed")} == \
+        {k: whole[k] for k in ("success", "total", "failed")}
+    assert 0 < chunked["success"] < chunked["total"] == 60 * 7
+
+
+def test_progress_goes_to_a_terminal_only(capsys, monkeypatch) -> None:
+    import ai.pc.cli as cli
+
+    monkeypatch.setattr(cli, "PERCENT_CHUNK", 10)
+    code, _, err = _run(["--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*", "--json"], capsys)
+    assert code == 0 and err == ""  # captured stderr is not a terminal
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    code, _, err = _run(["--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*", "--json"], capsys)
+    assert code == 0 and "percent: 10/420 queues (2%)" in err and "420/420" in err
+
+
+def test_device_and_huge_field_files(capsys, tmp_path) -> None:
+    err = _one_error_line(*_run(["--field-file", "/dev/zero", "--queue", "T"], capsys))
+    assert "file too large" in err
+    err = _one_error_line(*_run(["--field-file", str(tmp_path), "--queue", "T"], capsys))
+    assert "cannot read field file" in err
+    err = _one_error_line(*_run(["--kicks", "/dev/zero", "--queue", "T"], capsys))
+    assert "file too large" in err
+    err = _one_error_line(*_run(["--kicks", "/dev/null", "--queue", "T"], capsys))
+    assert "no kick table found" in err
+
+
+def test_field_file_uses_only_the_first_page(capsys, tmp_path) -> None:
+    """A long code whose later pages are broken: only page 1 is decoded, so it is accepted."""
+    path = tmp_path / "f.txt"
+    path.write_text(PCO_NO_I + "AAAA" * 100, encoding="utf-8")  # trailing junk after page 1
+    code, out, _ = _run(["--field-file", str(path), "--queue", "IOISJ", "--json"], capsys)
+    assert code == 0 and json.loads(out)["solvable"] is True
+
+
+@pytest.mark.parametrize("argv", [["pc", "--pattern", "*p5", "--lines", "2"], ["pc", "--queue", "IOISJ", "--all",
+                                                                              "--field", PCO_NO_I]])
+def test_closed_pipe_and_full_disk_end_cleanly(argv: list[str], tmp_path) -> None:
+    pipe = subprocess.run(f"{sys.executable} main.py {' '.join(repr(a) for a in argv)} | head -c 1", shell=True,
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert "Traceback" not in pipe.stderr and "Error" not in pipe.stderr
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "main.py", *argv], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                              text=True, check=False)
+    assert done.returncode == 1
+    assert done.stderr == "error: cannot write the output: No space left on device\n"
