@@ -284,15 +284,15 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
 
     if len(raw) > MAX_FILE_BYTES:  # not a settings file (or a device): left alone, never saved over
         problem = (
-            f"{name} could not be read at all (more than {MAX_FILE_BYTES // 1024} KiB, far too large for a "
-            "settings file); it is left as it is and settings will not be saved over it; "
+            f"{name} could not be read at all: more than {MAX_FILE_BYTES // 1024} KiB, far too large for a "
+            "settings file; it is left as it is and settings will not be saved over it; "
             "using the default settings"
         )
         return _finish(target, _defaults(), [problem], [], unreadable=True)
     reading, why = _read_or_fail(raw)
     if reading is None:
         backup, kept = _keep(target, raw)
-        problem = f"{name} could not be read at all ({why}); {kept}; using the default settings"
+        problem = f"{name} could not be read at all: {why}; {kept}; using the default settings"
         return _finish(target, _defaults(), [problem], [], backup_path=backup, unreadable=True)
 
     parsed, migration = reading.parsed, reading.migration

@@ -70,7 +70,7 @@ def test_random_bytes_give_one_clear_message(path: Path) -> None:
     assert result.unreadable
     assert len(result.problems) == 1, result.problems
     message = result.problems[0]
-    assert message.startswith("settings.toml could not be read at all (")
+    assert message.startswith("settings.toml could not be read at all: not valid UTF-8 text (line 1, byte ")
     assert message.endswith("; kept as settings.toml.bak; using the default settings")
     assert result.notices == []  # no "upgraded from settings version 0 to 1" for bytes that were never a file
     assert result.settings == Settings()

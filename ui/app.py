@@ -108,7 +108,7 @@ class App:
             out.append((f"Problems reading {self.settings_file.name} (the rest of your settings were used):", R.BAD))
             bullets(self.load_problems)
         if self.env_problems:
-            out.append(("Ignored STACKCOACH_ environment variables (the settings file's values were used):", R.BAD))
+            out.append(("Ignored STACKCOACH_ environment variables:", R.BAD))
             bullets(self.env_problems)
         if self.save_problem:
             out.append((self.save_problem, R.BAD))
