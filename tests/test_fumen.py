@@ -395,3 +395,69 @@ def test_cli_encode_json_file_text_board_and_stdin(tmp_path: Path, capsys: pytes
         monkeypatch.setattr("sys.stdin", io.StringIO(bad))
         assert main.main(["fumen", "encode", "-"]) == 2
         assert capsys.readouterr().err.startswith("error: ")
+
+
+# --- regressions from the fuzzing pass ----------------------------------------------------------------------
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fumen_cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main.main(["fumen", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _refused(result: tuple[int, str, str]) -> str:
+    code, out, err = result
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_encode_refuses_devices_directories_and_huge_files(capsys, tmp_path) -> None:
+    assert "input /dev/zero: file too large" in _refused(_fumen_cli(["encode", "/dev/zero"], capsys))
+    assert "cannot read input" in _refused(_fumen_cli(["encode", str(tmp_path)], capsys))
+    big = tmp_path / "big.json"
+    big.write_text("[" + " " * 1_000_001 + "]")
+    assert "file too large" in _refused(_fumen_cli(["encode", str(big)], capsys))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000, "nested too deeply"),
+    ('[{"field": "", "comment": ' + "9" * 4301 + "}]", "bad JSON"),
+    ('{"comment": -' + "1" * 5000 + "}", "bad JSON"),
+])
+def test_encode_reports_deep_or_huge_json(text: str, message: str, capsys, tmp_path) -> None:
+    path = tmp_path / "pages.json"
+    path.write_text(text)
+    assert message in _refused(_fumen_cli(["encode", str(path)], capsys))
+
+
+def test_codes_are_capped_and_decoded_lazily() -> None:
+    from game.fumen import MAX_CODE_LENGTH
+
+    with pytest.raises(FumenError, match="code too long"):
+        decode("v115@" + "vhA" * (MAX_CODE_LENGTH // 3))
+    # many repeated pages: decoding stops where asked, so a broken tail is never read
+    pages = [Page(Field.from_text("X_________\n")), *[Page(None) for _ in range(300)]]
+    code = encode(pages)
+    assert len(decode(code)) == 301
+    assert len(decode(code + "vh", max_pages=1)) == 1  # a truncated page 302 is never reached
+    with pytest.raises(FumenError, match="truncated data: page 302"):
+        decode(code + "vh")
+    with pytest.raises(FumenError):
+        decode(code, max_pages=0)
+    repeated = decode(code)
+    assert all(page.field is repeated[1].field for page in repeated[1:])  # unchanged fields are shared
+
+
+@pytest.mark.parametrize("argv", [["show", "--all", "v115@vhAAgH"], ["show", "v115@vhAAgH"],
+                                  ["decode", "--json", "v115@vhAAgH"], ["encode", "-"]])
+def test_output_errors_name_the_output_not_the_input(argv: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "main.py", "fumen", *argv], cwd=ROOT, input="X_________\n",
+                              stdout=full, stderr=subprocess.PIPE, text=True, check=False)
+    assert done.returncode == 1
+    assert done.stderr == "error: cannot write the output: No space left on device\n"

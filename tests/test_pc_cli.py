@@ -211,9 +211,9 @@ def test_device_and_huge_field_files(capsys, tmp_path) -> None:
 
 
 def test_field_file_uses_only_the_first_page(capsys, tmp_path) -> None:
-    """A long code whose later pages are broken: only page 1 is decoded, so it is accepted."""
+    """A code whose page 2 is broken (decode() of it fails): only page 1 is decoded, so it is accepted."""
     path = tmp_path / "f.txt"
-    path.write_text(PCO_NO_I + "AAAA" * 100, encoding="utf-8")  # trailing junk after page 1
+    path.write_text(PCO_NO_I + "AAAA" * 100, encoding="utf-8")  # page 2: "field overflow"
     code, out, _ = _run(["--field-file", str(path), "--queue", "IOISJ", "--json"], capsys)
     assert code == 0 and json.loads(out)["solvable"] is True
 
