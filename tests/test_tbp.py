@@ -51,7 +51,7 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
     bot = Frontend()
     try:
         info = bot.receive()
-        assert info["type"] == "info" and "randomizer" in info["features"]
+        assert info["type"] == "info" and {"randomizer", "move_info"} <= set(info["features"])
         bot.send({"type": "rules", "randomizer": "seven_bag"})
         assert bot.receive() == {"type": "ready"}
         randomizer = make_randomizer("7bag", 2024)
@@ -67,6 +67,8 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
             bot.send({"type": "suggest"})
             suggestion = bot.receive()
             assert suggestion["type"] == "suggestion" and suggestion["moves"]
+            info = suggestion["move_info"]  # tbp-spec move_info: nodes, nps, depth, extra
+            assert info["nodes"] > 0 and info["depth"] >= 1 and isinstance(info["extra"], str)
             move = suggestion["moves"][0]
             location = move["location"]
             piece = Piece[location["type"]]
