@@ -103,3 +103,96 @@ def test_play_guideline_fitness_is_attack_minus_top_out_penalty() -> None:
     stats = play_game("guideline", "modern-hand", seed=5, max_pieces=12, lookahead=1,
                       budget=Budget(time_ms=None, max_nodes=40, depth=1), width=1)
     assert fitness == stats.attack - (12 if stats.topped_out else 0)
+
+
+# --- regressions from the fuzzing pass ----------------------------------------------------------------------
+def _refused(argv: list[str], capsys) -> str:
+    code = main.main(argv)
+    out = capsys.readouterr()
+    assert code == 2 and out.out == "" and out.err.startswith("error: ") and out.err.count("\n") == 1, out.err
+    return out.err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--games", "0"], "--games must be 1..100,000, got 0"),
+    (["--rules", "classic", "--height", "-1"], "--height must be 4..40 rows, got -1"),
+    (["--budget-ms", "inf"], "--budget-ms must be a number of milliseconds above 0"),
+    (["--budget-ms", "nan"], "--budget-ms must be"),
+    (["--budget-ms", "-1"], "--budget-ms must be"),
+    (["--budget-ms", "0"], "--budget-ms must be"),
+    (["--max-pieces", "0"], "--max-pieces must be"),
+    (["--lookahead", "0"], "--lookahead must be 1..6 for guideline rules"),
+    (["--rules", "classic", "--lookahead", "3"], "--lookahead must be 1..2 for classic rules"),
+])
+def test_bench_refuses_bad_options_before_playing(argv: list[str], message: str, capsys) -> None:
+    assert message in _refused(["bench", *argv], capsys)
+
+
+def _train_args(tmp_path, *extra: str) -> list[str]:
+    return ["train", "--games", "1", "--workers", "1", "--out", str(tmp_path / "w.toml"), "--generations", "1",
+            "--population", "3", "--max-pieces", "20", "--height", "8", "--quiet", *extra]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--elite", "100"], "--elite must be a fraction above 0 and at most 1"),
+    (["--elite", "0"], "--elite must be"),
+    (["--sigma", "nan"], "--sigma must be a finite number"),
+    (["--sigma-rel", "inf"], "--sigma-rel must be"),
+    (["--epsilon", "2"], "--epsilon must be a probability"),
+    (["--epsilon", "-1"], "--epsilon must be"),
+    (["--workers", "100000"], "--workers must be 1.."),
+    (["--workers", "0"], "--workers must be 1.."),
+    (["--noise", "-100"], "--noise must be a finite number, 0 or more"),
+    (["--height", "-3"], "--height must be 4..40 rows, got -3"),
+    (["--population", "1"], "--population must be 2.."),
+    (["--depth", "0"], "--depth must be 1..6"),
+    (["--base", "no-such-weights"], "--base: no weight set"),
+])
+def test_train_refuses_bad_options_before_the_first_generation(extra, message, capsys, tmp_path) -> None:
+    assert message in _refused(_train_args(tmp_path, *extra), capsys)
+    assert list(tmp_path.iterdir()) == []  # nothing was trained or written
+
+
+def test_train_out_must_be_a_writable_file(capsys, tmp_path) -> None:
+    args = _train_args(tmp_path)
+    args[args.index("--out") + 1] = str(tmp_path)
+    assert "is a directory" in _refused(args, capsys)
+    args[args.index("--out") + 1] = str(tmp_path / "missing" / "w.toml")
+    assert "does not exist" in _refused(args, capsys)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"features": ["holes"]}', "missing mean, sigma, generation, rng, best, history"),
+    ("[1, 2]", "expected a JSON object"),
+    ("[" * 100_000, "nested too deeply"),
+    ('{"features": ["nope"], "mean": [1], "sigma": [1], "generation": 0, "rng": 1, "best": null, "history": []}',
+     "unknown features"),
+    ('{"features": ["holes"], "mean": [NaN], "sigma": [1], "generation": 0, "rng": 1, "best": null, "history": []}',
+     "mean must be a list of 1 finite numbers"),
+    ('{"features": ["holes"], "mean": [1], "sigma": [1], "generation": -1, "rng": 1, "best": null, "history": []}',
+     "generation must be a whole number"),
+    ('{"features": ["holes"], "mean": [1], "sigma": [1], "generation": 0, "rng": 1, "best": 3, "history": []}',
+     "best must be null"),
+])
+def test_train_resume_checks_the_checkpoint(content: str, message: str, capsys, tmp_path) -> None:
+    checkpoint = tmp_path / "bad.ckpt.json"
+    checkpoint.write_text(content)
+    assert message in _refused(_train_args(tmp_path, "--resume", str(checkpoint)), capsys)
+    assert "file too large" in _refused(_train_args(tmp_path, "--resume", "/dev/zero"), capsys)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--piece", "T", "--page", "0"], "--page must be at least 1"),
+    (["--piece", "T", "--field", "v115@vhAAgH", "--page", "3"], "page 3 does not exist (the code has 1)"),
+    (["--piece", "T", "--kicks", "/dev/zero"], "file too large"),
+    (["--piece", "T", "--kicks", "/dev/null"], "no kick table found"),
+])
+def test_moves_refuses_bad_input_in_one_line(argv: list[str], message: str, capsys) -> None:
+    assert message in _refused(["moves", *argv], capsys)
+
+
+def test_moves_names_the_kick_file_with_a_huge_number(capsys, tmp_path) -> None:
+    path = tmp_path / "big.properties"
+    path.write_text("T.NE=(0,0)(" + "9" * 5000 + ",0)\n")
+    err = _refused(["moves", "--piece", "T", "--kicks", str(path)], capsys)
+    assert str(path) in err and "more than 6 digits" in err and len(err) < 300

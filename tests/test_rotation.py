@@ -255,3 +255,35 @@ def test_per_rules_shares_one_value_per_rules_key() -> None:
     thing.cache_clear()
     thing(Rules.named("srs"))
     assert len(built) == 5
+
+
+# --- regressions from the fuzzing pass ----------------------------------------------------------------------
+class TestHostileKickFiles:
+    @pytest.mark.parametrize(("name", "content", "message"), [
+        ("empty.toml", "", "no kick table found"),
+        ("names-only.toml", 'name = "x"\n', "no kick table found"),
+        ("empty.properties", "# nothing\n", "no kick table found"),
+        ("deep.toml", "a = " + "[" * 50_000, "nested too deeply"),
+        ("deep-tables.toml", "x = " + "{a = " * 3000 + "1" + "}" * 3000, "nested too deeply"),
+        ("huge.toml", "[kicks.T]\n0R = [[" + "9" * 5000 + ", 0]]\n", "a number too long to read"),
+        ("huge.properties", "T.NE=(0,0)(" + "9" * 5000 + ",0)\n", "more than 6 digits"),
+        ("arabic.properties", "T.NE=(\u0663,0)\n", "cannot read kick tests"),
+        ("fullwidth.properties", "T.NE=(\uff17,0)\n", "cannot read kick tests"),
+    ])
+    def test_one_line_errors_naming_the_file(self, tmp_path: Path, name: str, content: str, message: str) -> None:
+        path = tmp_path / name
+        path.write_text(content, encoding="utf-8")
+        with pytest.raises(KickTableError) as caught:
+            load_kick_file(path)
+        text = str(caught.value)
+        assert message in text and str(path) in text and "\n" not in text and len(text) < 300
+
+    @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+    def test_devices(self, device: str) -> None:
+        with pytest.raises(KickTableError, match="file too large|no kick table found"):
+            load_kick_file(device)
+
+    def test_an_explicit_empty_table_still_means_no_kicks(self, tmp_path: Path) -> None:
+        path = tmp_path / "plain.toml"
+        path.write_text('name = "plain"\n[kicks]\n', encoding="utf-8")
+        assert load_kick_file(path).kicks(Piece.T, N, E) == ((0, 0),)
