@@ -326,7 +326,8 @@ class TbpBot:
         self.budget_ms = budget_ms  # thinking time a suggestion may wait for (the search may end sooner)
         self.rules = rules or Rules()
         self.state: BotState | None = None
-        self.randomizer = "unknown"
+        self.randomizer = "unknown"  # the model: a name from RANDOMIZERS
+        self._randomizer_named = "unknown"  # as the rules message named it (start's randomizer object must match)
         self.running = True
         self.thinker = Thinker(search)
         self._warm_up = warm_up
@@ -389,6 +390,7 @@ class TbpBot:
             return [{"type": "error", "reason": "unsupported_rules"}]
         # The spec: a randomizer not present or not recognised counts as "unknown".
         self.randomizer = randomizer if randomizer in RANDOMIZERS else "unknown"
+        self._randomizer_named = randomizer
         if self._loading is not None:
             self._loading.join()
         return [{"type": "ready"}]
@@ -407,9 +409,10 @@ class TbpBot:
         if randomizer is not None:
             if not isinstance(randomizer, dict):
                 raise TbpError(f"randomizer must be an object, not {describe(randomizer)}")
+            if randomizer.get("type") != self._randomizer_named:
+                raise TbpError(f"randomizer type {describe(randomizer.get('type'))} is not the one the rules named "
+                               f"({describe(self._randomizer_named)})")
             if self.randomizer == "seven_bag":
-                if randomizer.get("type") != "seven_bag":
-                    raise TbpError(f"randomizer type {describe(randomizer.get('type'))} is not the rules' seven_bag")
                 bag = parse_pieces(randomizer.get("bag_state"), "bag_state")
                 if not bag or len(set(bag)) != len(bag):
                     raise TbpError("bag_state must be a non-empty list of different pieces")

@@ -374,6 +374,25 @@ class TestFuzzFindings:
         assert reply["type"] == "error" and reply["reason"].startswith(f"bad {message['type']} message: ")
         assert bot.state is before
 
+    @pytest.mark.parametrize(("rules", "randomizer"), [
+        ("uniform", {"type": "seven_bag", "bag_state": ["S"]}),
+        ("seven_bag", {"type": "uniform"}),
+        ("seven_bag", {"bag_state": ["S"]}),
+        (None, {"type": "seven_bag", "bag_state": ["S"]}),
+        ("seven_bag", ["S"]),
+    ])
+    def test_a_randomizer_object_must_be_the_one_the_rules_named(self, rules: str | None, randomizer: Any) -> None:
+        bot = TbpBot(FakeSearch())
+        bot.handle({"type": "rules", "randomizer": rules} if rules else {"type": "rules"})
+        [reply] = bot.handle(start_message(["T"], randomizer=randomizer))
+        assert reply["type"] == "error" and "randomizer" in reply["reason"] and bot.state is None
+
+    def test_a_randomizer_the_bot_does_not_model_is_still_matched_by_name(self) -> None:
+        bot = TbpBot(FakeSearch())
+        bot.handle({"type": "rules", "randomizer": "tgm_history"})
+        assert bot.handle(start_message(["T"], randomizer={"type": "tgm_history", "history": "SZSZ"})) == []
+        assert bot.state is not None and bot.state.randomizer == "unknown"
+
     @pytest.mark.parametrize("bag", [[], ["S", "S"], ["S", "Q"], "SZ", None])
     def test_a_bad_bag_state_is_an_error(self, bag: Any) -> None:
         bot = TbpBot(FakeSearch())
