@@ -31,6 +31,9 @@ from ai.protocol import (
 from ai.worker import serve, start_process, stop_process
 
 KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc"}
+# After a partial answer the worker may think for this long before its next word (the PC chance search gives
+# up after ai.pc_service.CHANCE_LIMIT_MS).
+STREAMING_PATIENCE_S = 30.0
 ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc"}
 
 
@@ -166,6 +169,9 @@ class WorkerClient:
         self._generations = Generations()
         self._latest: dict[str, Request] = {}  # newest request per kind, re-sent after a restart
         self._sent_at: dict[str, float] = {}  # kind -> when its unanswered request was sent
+        # kind -> how long to wait for the next word once the worker streamed a partial answer (it said it is
+        # still working: a PC chance may take many seconds, during which it sends nothing)
+        self._patience: dict[str, float] = {}
         self._backoff = 0.25
         self._local: list[WorkerFailure] = []  # failures found on this side (a request that cannot be pickled)
         self.status = WorkerStatus()
@@ -202,6 +208,7 @@ class WorkerClient:
             return
         self._latest[kind] = request
         self._sent_at[kind] = self._clock()
+        self._patience.pop(kind, None)
         if self._ensure_running():
             try:
                 self._handle.connection.send(request)  # type: ignore[union-attr]
@@ -243,16 +250,19 @@ class WorkerClient:
                     continue  # stale: the position changed since this was asked
                 if getattr(message, "final", True):
                     self._sent_at.pop(kind, None)
+                    self._patience.pop(kind, None)
                 else:
                     self._sent_at[kind] = self._clock()  # streaming progress counts as alive
+                    self._patience[kind] = max(self._current_deadline(), STREAMING_PATIENCE_S)
                 answers.append(message)
         except (EOFError, OSError) as error:
             self._fault(f"worker connection lost ({type(error).__name__})")
             return answers
         if not handle.alive():
             self._fault("worker process died")
-        elif any(self._clock() - sent > self._current_deadline() for sent in self._sent_at.values()):
-            self._fault(f"worker did not answer within {self._current_deadline():.1f} s")
+        elif late := [limit for kind, sent in self._sent_at.items()
+                      if self._clock() - sent > (limit := self._patience.get(kind, self._current_deadline()))]:
+            self._fault(f"worker did not answer within {late[0]:.1f} s")
         else:
             if answers:
                 self.status.state = "ok"
