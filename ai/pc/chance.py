@@ -5,8 +5,15 @@ Model: the future queue is drawn from `randomizer.outcomes` starting at `randomi
 pieces left in the bag), so impossible futures get probability 0. After the next placement the player is
 assumed to see the rest of the queue in time (solution-finder's `percent` assumption); the chance of a
 placement is the probability of the futures from which a PC still exists after it, and `chance` is that of
-the best placement. With many unknown pieces the futures are sampled and with a budget the search may stop
-early; `approximate` then says so (a stopped search only under-counts).
+the best placement. With too many unknown pieces the futures are sampled (`sampled`); with a budget the search
+may stop early, and then `approximate` says so and the chance is a lower bound, not the answer.
+
+Method (exact): every future is a leaf of a trie. Per next placement the leaves won and lost are tracked; the
+placement with the highest upper bound is refined until it is decided, so once the best one is exact no other
+needs scoring (a placement winning every future ends the search at once). Refining mostly means one
+single-queue search for an undecided leaf: the PC it finds is kept as an arrangement (`ai.pc.cover`), which
+wins every leaf that can build it, usually dozens at once. After a few single searches prove leaves lost, the
+rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSearch`).
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from dataclasses import dataclass, field
 from ai.pc.cover import Arrangement, leaf_sequence
 from ai.pc.movegen import unpack
 from ai.pc.percent import Trie, TrieSearch
-from ai.pc.search import Problem, Step, searcher_for
+from ai.pc.search import Problem, Solution, Step, searcher_for
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece, Rotation
 from game.rules import Rules
@@ -44,20 +51,35 @@ def bag_position_of_current(randomizer_state: tuple, queue_len: int) -> int:
     return (dealt - queue_len - 1) % 7
 
 
-def _promising_moves(bits: Bitboard, lines: int, sequences: list, weights: list[float], hold: Piece | None,
-                     use_hold: bool, rules: Rules, soft_drop: bool, samples: int = 3,
-                     budget_ms: float = 200) -> dict[tuple[Piece, int], int]:
-    """(piece, cells) of the first placement of a solution for each of the most likely futures -> rank."""
-    ranks: dict[tuple[Piece, int], int] = {}
+def _promising_solutions(bits: Bitboard, lines: int, sequences: list, weights: list[float], hold: Piece | None,
+                         use_hold: bool, searcher, budget_ms: float, samples: int = 3) -> list[Solution]:
+    """A solution for each of the few most likely futures that have one (within the budget)."""
+    out = []
     likely = sorted(range(len(sequences)), key=lambda i: -weights[i])[:samples]
-    searcher = searcher_for(rules, soft_drop)
     for i in likely:
-        problem = Problem(bits, lines, tuple(sequences[i]), hold, use_hold)
-        found, _ = searcher.solve(problem, budget_ms=budget_ms)
-        if found:
-            first = found[0].steps[0]
-            ranks.setdefault((first.piece, first.mask), len(ranks))
-    return ranks
+        found, _ = searcher.solve(Problem(bits, lines, tuple(sequences[i]), hold, use_hold), budget_ms=budget_ms)
+        out.extend(found[:1])
+    return out
+
+
+@dataclass(eq=False)
+class _Score:
+    """What is known of one next placement: leaves (root numbering) it can win, has won, has lost."""
+
+    ways: list
+    reach: int = 0
+    won: int = 0
+    lost: int = 0
+    lower: float = 0.0
+    upper: float = 1.0
+    losses: int = 0  # single-queue searches that proved a leaf lost
+
+    def add(self, arrangement: Arrangement, weight) -> None:
+        """Win every leaf the arrangement builds, through any of the ways this placement can happen."""
+        for child, keep, sub, offset, _ in self.ways:
+            if child.h and (keep is not None or not arrangement.use_hold):
+                self.won |= (arrangement.cover(keep, sub) & sub.leaves) << offset
+        self.lower = weight(self.won)
 
 
 @dataclass
@@ -157,77 +179,93 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
 
     searcher = searcher_for(rules, soft_drop)
     deadline = None if budget_ms is None else started + budget_ms / 1000
-    witnesses: dict[tuple[Bitboard, int], list[Arrangement]] = {}
+    search.set_deadline(deadline)
 
-    def decide(child, keep: Piece | None, sub, need: int) -> int:
-        """Leaves of `sub` won from the child state, deciding at least those in `need`. First the arrangements
-        already found there and new ones from single-queue searches of undecided leaves (each covers many
-        leaves at once); the leaves left (those a single search showed lost, and the rest once a few were)
-        go to the exhaustive trie search."""
-        if child.h == 0:
-            return sub.leaves
-        got = 0
-        if keep is not None or not use_hold:
-            found = witnesses.setdefault((child.field, child.h), [])
-            for arrangement in found:
-                got |= arrangement.cover(keep, sub)
-            lost = 0
-            while need & ~got & ~lost and lost.bit_count() < MAX_SINGLE_LOSSES:
-                rest = need & ~got & ~lost
-                leaf = (rest & -rest).bit_length() - 1
+    def weight(leaves: int) -> float:
+        total = []
+        while leaves:
+            low = leaves & -leaves
+            total.append(weights[low.bit_length() - 1])
+            leaves ^= low
+        return math.fsum(total)
+
+    # Per placement: the leaves (root numbering) it can still win, those won (proved by an arrangement or the
+    # trie search) and those lost (proved by a search), and the arrangements found from its field.
+    scores = {key: _Score(ways) for key, (_, ways) in moves.items()}
+    for score in scores.values():
+        for child, keep, sub, offset, _ in score.ways:
+            score.reach |= sub.leaves << offset
+            if child.h == 0:
+                score.won |= sub.leaves << offset
+            elif not search.viable(child.field, child.h, sub, keep):
+                score.lost |= sub.leaves << offset  # the pieces cannot tile the field whatever comes
+        score.upper = weight(score.reach & ~score.lost)
+        score.lower = weight(score.won)
+
+    # Seeds: solutions for a few likely futures, found by the fast single-queue search; their first placement
+    # is tried first and the rest of each is an arrangement for that placement's field.
+    priority: dict[tuple[Piece, int], int] = {}
+    for solution in _promising_solutions(bits, lines, trie.sequences, weights, hold, use_hold, searcher,
+                                         200 if budget_ms is None else budget_ms / 30):
+        first = solution.steps[0]
+        key = (first.piece, first.mask)
+        if key in scores and (not hold_spent or first.piece == known[0]):
+            priority.setdefault(key, len(priority))
+            child = scores[key].ways[0][0]
+            scores[key].add(Arrangement.from_steps(search.gen, child.field, child.h, solution.steps[1:], use_hold),
+                            weight)
+    order = {key: (priority.get(key, len(priority)), not moves[key][0].hard, i) for i, key in enumerate(moves)}
+
+    def refine(score: _Score) -> None:
+        """Decide more of this placement's undecided leaves: one single-queue search (a found PC becomes an
+        arrangement that usually wins many leaves at once; a failed one proves one leaf lost), or, after
+        MAX_SINGLE_LOSSES failures, the exhaustive trie search for all the rest."""
+        open_leaves = score.reach & ~score.won & ~score.lost
+        for child, keep, sub, offset, _ in score.ways:
+            need = (open_leaves >> offset) & sub.leaves
+            if not need:
+                continue
+            if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
+                leaf = (need & -need).bit_length() - 1
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
                     search.truncated = True
-                    return got
+                    return
                 problem = Problem(child.field, child.h, leaf_sequence(sub, leaf), keep, use_hold)
                 solutions, stats = searcher.solve(problem, budget_ms=left_ms)
                 if stats.truncated:
                     search.truncated = True
-                    return got
-                if not solutions:
-                    lost |= 1 << leaf
-                    continue
-                arrangement = Arrangement.from_steps(search.gen, child.field, child.h, solutions[0].steps, use_hold)
-                found.append(arrangement)
-                got |= arrangement.cover(keep, sub)
-            if not need & ~got & ~lost:
-                return got
-        if deadline is not None:
-            search.set_deadline(deadline)
-        return got | search.run(child.field, child.h, keep, sub, need & ~got)
-
-    def wins(ways: list, wanted: int) -> int:
-        """Leaves (root numbering) won after this placement, deciding at least those in `wanted`."""
-        won = 0
-        for child, keep, sub, offset, _ in ways:
-            need = (wanted >> offset) & sub.leaves & ~(won >> offset)
-            if not need:
-                continue
-            got = decide(child, keep, sub, need)
-            won |= (got & sub.leaves) << offset
+                elif solutions:
+                    score.add(Arrangement.from_steps(search.gen, child.field, child.h, solutions[0].steps,
+                                                     use_hold), weight)
+                else:
+                    score.losses += 1
+                    score.lost |= 1 << (leaf + offset)
+                    score.upper = weight(score.reach & ~score.lost)
+                return
+            got = search.run(child.field, child.h, keep, sub, need)
             if search.truncated:
-                break
-        return won
+                return
+            score.won |= (got & sub.leaves) << offset
+            score.lost |= (need & ~got) << offset
+        score.lower = weight(score.won)
+        score.upper = weight(score.reach & ~score.lost)
 
-    # Score placements one by one, the most promising first: the first placements of solutions for a few
-    # likely futures (found by the fast single-queue search). Once one wins every future nothing can beat it
-    # and the rest are skipped; otherwise all are scored exactly (or until the time budget ends: then the
-    # scores are lower bounds).
-    everything = trie.root.leaves
-    priority = _promising_moves(bits, lines, trie.sequences, weights, hold, use_hold, rules, soft_drop,
-                                budget_ms=200 if budget_ms is None else budget_ms / 30)
-    order = sorted(moves, key=lambda k: (priority.get(k, len(priority)), not moves[k][0].hard))
-    scored: dict[tuple[Piece, int], tuple[Step, int]] = {}
-    for key in order:
-        step, ways = moves[key]
-        won = wins(ways, everything)
-        scored[key] = (step, won)
-        if won == everything or search.truncated:
+    # Best first: always refine the placement with the highest upper bound; when that one is decided, no other
+    # can beat it. Placements that win every future stop the search at once.
+    best_key = None
+    while not search.truncated and scores:
+        key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, [-v for v in order[k]]))
+        score = scores[key]
+        if not score.reach & ~score.won & ~score.lost:
+            best_key = key
             break
-    ranked = []
-    for step, won in scored.values():
-        prob = min(1.0, math.fsum(w for i, w in enumerate(weights) if won >> i & 1))
-        ranked.append((step, prob))
+        refine(score)
+    ranked = [(moves[key][0], score.lower) for key, score in scores.items()
+              if not score.reach & ~score.won & ~score.lost and (score.lower > 0 or key == best_key)]
+    if search.truncated:  # a lower bound for the placement closest to winning; not the answer
+        key = max(scores, key=lambda k: (scores[k].lower, [-v for v in order[k]]))
+        ranked = [(moves[key][0], scores[key].lower)]
     ranked.sort(key=lambda item: (-item[1], not item[0].hard, item[0].hold))
     best = ranked[0] if ranked and ranked[0][1] > 0 else None
     return ChanceResult(

@@ -85,6 +85,7 @@ class MoveGenerator:
         self.rules = rules
         self.soft_drop = soft_drop
         self._cache: dict[tuple[Bitboard, int, int], tuple[Child, ...]] = {}
+        self._masks: dict[tuple[Bitboard, int, int], frozenset[Bitboard]] = {}
         # (piece, rot) -> list of (end rot, [sid deltas of the kick tests in order])
         self._turns: dict[tuple[int, int], list[list[int]]] = {}
         turns = (1, -1, 2) if rules.allow_180 else (1, -1)
@@ -114,6 +115,16 @@ class MoveGenerator:
             if len(self._cache) > 300_000:  # about 1 GB at most; a search rarely needs more
                 self._cache.clear()
             found = self._cache[key] = self._generate(bits, h, piece)
+        return found
+
+    def mask_set(self, bits: Bitboard, h: int, piece: int) -> frozenset[Bitboard]:
+        """The cells of every placement `children` returns, as a set (memoised)."""
+        key = (bits, h, piece)
+        found = self._masks.get(key)
+        if found is None:
+            if len(self._masks) > 300_000:
+                self._masks.clear()
+            found = self._masks[key] = frozenset(child.mask for child in self.children(bits, h, piece))
         return found
 
     def placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:

@@ -89,13 +89,17 @@ class TrieSearch:
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
 
+    def set_deadline(self, deadline: float | None) -> None:
+        """Stop at this `time.perf_counter()` instant instead (None: no limit)."""
+        self._deadline = deadline
+
     def _counts(self, node: Node, held: Piece | None) -> tuple[int, ...]:
         if held is None:
             return node.max_counts
         c = node.max_counts
         return c[:held] + (c[held] + 1,) + c[held + 1:]
 
-    def _viable(self, bits: Bitboard, h: int, node: Node, held: Piece | None) -> bool:
+    def viable(self, bits: Bitboard, h: int, node: Node, held: Piece | None) -> bool:
         needed = (WIDTH * h - bits.bit_count()) // 4
         left = sum(node.max_counts) + (held is not None)
         return needed <= left and walls_ok(bits, h) and tileable(bits, h, self._counts(node, held))
@@ -118,7 +122,7 @@ class TrieSearch:
             if complete or not wanted & ~won:
                 return won
         else:
-            if not self._viable(bits, h, node, held):
+            if not self.viable(bits, h, node, held):
                 self.memo[key] = (0, True)
                 return 0
         self.nodes += 1
