@@ -25,7 +25,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from ai.protocol import Move, Snapshot
@@ -75,7 +75,7 @@ class BotState:
     """The position the frontend told us about. `queue[0]` is the piece in play. Immutable: a message builds a
     new state and the bot switches to it only once the whole message was found valid."""
 
-    board: Board = Board()
+    board: Board = field(default_factory=Board)
     queue: tuple[Piece, ...] = ()
     hold: Piece | None = None
     combo: int = -1  # ours: -1 for none, 0 after the first clear (TBP counts the clears)
@@ -129,7 +129,7 @@ def parse_board(rows: Any) -> Board:
     return Board(bits, tuple(colours))
 
 
-def _field(message: dict[str, Any], name: str, kind: str) -> Any:
+def _required(message: dict[str, Any], name: str) -> Any:
     if name not in message:
         raise TbpError(f"no {name!r} field")
     return message[name]
@@ -289,7 +289,7 @@ class Thinker:
                 self._job = None
             assert snapshot is not None
 
-            def should_stop() -> bool:
+            def should_stop(generation: int = generation) -> bool:
                 return self._hurry or self._closed or self._generation != generation
 
             try:
@@ -396,14 +396,14 @@ class TbpBot:
         return [{"type": "ready"}]
 
     def _on_start(self, message: dict[str, Any]) -> list[dict[str, Any]]:
-        hold = _field(message, "hold", "start")
+        hold = _required(message, "hold")
         hold = parse_piece(hold, "hold") if hold is not None else None
-        queue = parse_pieces(_field(message, "queue", "start"), "queue")
-        combo = parse_int(_field(message, "combo", "start"), "combo", 0, MAX_COMBO)
-        back_to_back = _field(message, "back_to_back", "start")
+        queue = parse_pieces(_required(message, "queue"), "queue")
+        combo = parse_int(_required(message, "combo"), "combo", 0, MAX_COMBO)
+        back_to_back = _required(message, "back_to_back")
         if not isinstance(back_to_back, bool):
             raise TbpError(f"back_to_back must be true or false, not {describe(back_to_back)}")
-        board = parse_board(_field(message, "board", "start"))
+        board = parse_board(_required(message, "board"))
         bag: tuple[Piece, ...] = ALL_PIECES
         randomizer = message.get("randomizer")
         if randomizer is not None:
@@ -439,7 +439,7 @@ class TbpBot:
 
     def _on_play(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         state = self._calculating()
-        piece, rotation, x, y, spin = parse_move(_field(message, "move", "play"))
+        piece, rotation, x, y, spin = parse_move(_required(message, "move"))
         queue, hold = state.queue, state.hold
         if not queue:
             raise TbpError("the queue is empty")
@@ -458,7 +458,7 @@ class TbpBot:
 
     def _on_new_piece(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         state = self._calculating()
-        piece = parse_piece(_field(message, "piece", "new_piece"))
+        piece = parse_piece(_required(message, "piece"))
         bag, randomizer = state.bag, state.randomizer
         if randomizer == "seven_bag":
             if piece in bag:
@@ -510,9 +510,6 @@ def answer_line(bot: TbpBot, line: str) -> list[dict[str, Any]]:
     except TbpError as error:
         return [{"type": "error", "reason": str(error)}]
     return bot.handle(message)
-
-
-run_lines = serve  # the earlier name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from game.board import Board  # noqa: E402
-from game.movement import Spin  # noqa: E402
-from game.pieces import Piece, Rotation  # noqa: E402
-from game.randomizer import make_randomizer  # noqa: E402
-from game.scoring import lock_piece  # noqa: E402
+from game.board import Board
+from game.movement import Spin
+from game.pieces import Piece, Rotation
+from game.randomizer import make_randomizer
+from game.scoring import lock_piece
 
 SPINS = {"none": Spin.NONE, "mini": Spin.MINI, "full": Spin.FULL}
 
