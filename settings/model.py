@@ -231,6 +231,16 @@ class AISettings(_Group):
         return value
 
 
+class PracticeSettings(_Group):
+    """The PC-practice menu's last choice, so it opens where the player left it: the empty-board loop
+    (``pc_number``) or a setup of the library (its ``setup`` key, ``mirrored``)."""
+
+    start: Literal["loop", "setup"] = "loop"
+    pc_number: int = Field(1, ge=1, le=7)
+    setup: str = Field("", max_length=64)
+    mirrored: bool = False
+
+
 # Group name -> model, in file order. The loader validates each group (and each field) separately.
 GROUPS: dict[str, type[BaseModel]] = {
     "rules": RulesSettings,
@@ -239,6 +249,7 @@ GROUPS: dict[str, type[BaseModel]] = {
     "display": DisplaySettings,
     "audio": AudioSettings,
     "ai": AISettings,
+    "practice": PracticeSettings,
 }
 
 
@@ -262,6 +273,7 @@ class Settings(BaseSettings):
     display: DisplaySettings = DisplaySettings()
     audio: AudioSettings = AudioSettings()
     ai: AISettings = AISettings()
+    practice: PracticeSettings = PracticeSettings()
 
     @classmethod
     def settings_customise_sources(

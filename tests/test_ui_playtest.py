@@ -285,3 +285,126 @@ def test_the_play_screen_states_the_rules_in_words(app):
     assert zen.rules_text == "SRS · 7-bag · 5 previews · hold · 180°"
     _drop(app)
     assert _end_run(app).rules_line == "SRS · 7-bag · 5 previews · hold · 180°"  # the results screen too
+
+
+class _Hands:
+    """Plays a planned placement through the same per-tick input the keyboard feeds (key executor)."""
+
+    def __init__(self, app) -> None:
+        self.executor = None
+        self.keyboard = app.input.tick_buttons
+        self.app = app
+        app.input.tick_buttons = self.tick_buttons
+
+    def tick_buttons(self):
+        keys = self.keyboard()  # keys the test taps still count (Esc, R ...)
+        scene = self.app.scenes.top
+        if self.executor is None or scene is None or scene.name != "play":
+            return keys
+        buttons = self.executor.buttons(scene.game)
+        if self.executor.done:
+            self.executor = None
+        return keys | buttons
+
+
+def _choose_grace(app):
+    from ui.menus import TitleScene
+    from ui.pc_menu import PCPracticeScene
+
+    app.scenes.reset(TitleScene(app))
+    for _ in range(3):
+        tap(app, "down")
+    tap(app, "return")
+    menu = app.scenes.top
+    assert isinstance(menu, PCPracticeScene)
+    return menu
+
+
+@pytest.fixture
+def seeded_ai_app(tmp_path, monkeypatch):
+    """The AI app with repeatable seeds: its first Grace start deals T T S I Z L (a PC with T, T, S, Z)."""
+    from ui.testing import make_app
+
+    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("STACKCOACH_SEED", "13")
+    app, screen = make_app(tmp_path)
+    app.screen = screen
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
+    yield app
+    app.close_worker()
+
+
+def test_one_start_with_one_pc_reads_1_pc_in_1_attempt(seeded_ai_app):
+    from game.executor import KeyExecutor
+    from game.finesse import Key
+
+    app = seeded_ai_app
+    hands = _Hands(app)
+    menu = _choose_grace(app)
+    tap(app, "down")  # Setup: PCO (with I)
+    while menu.setup.key != "grace":
+        tap(app, "right")
+    tap(app, "return")
+    play = app.scenes.top
+    assert play.name == "play" and play.start.setup == "Grace system"
+    coach = play.coach
+    for _ in range(12):
+        if play.game.stats.perfect_clears:
+            break
+        assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.solvable), (
+            play.game.board.to_rows(), play.game.active, play.game.hold, coach.failure, coach.pc)
+        move = coach.pc_shown.solution[0]
+        before = play.game.stats.pieces
+        hands.executor = KeyExecutor(move.keys, hold_first=move.hold)
+        assert _run_until(app, lambda before=before: play.game.stats.pieces > before)
+    assert play.game.stats.perfect_clears == 1
+    hands.executor = KeyExecutor([Key.HARD_DROP])  # one piece of the next PC the game deals by itself ...
+    assert _run_until(app, lambda: play.game.board.bits != 0)
+    tap(app, "escape")  # ... then leave: Pause > Quit to title
+    pause = app.scenes.top
+    for _ in range(len(pause.menu.items) - 1):
+        tap(app, "down")
+    tap(app, "return")
+    assert app.scenes.top.name == "title"
+    menu = _choose_grace(app)
+    assert menu.menu.items[menu.menu.index] is menu.setup_item and menu.setup.key == "grace"  # remembered
+    app.draw(app.screen)
+    assert menu.stats_line.startswith("Your record: 1 PC in 1 attempt (100%), ")
+
+
+def test_the_pc_menu_plural_wording(app):
+    from ui.pc_menu import record_text
+    from ui.store import PcStats
+
+    assert record_text(PcStats("x", 1, 1, 6.0)) == "1 PC in 1 attempt (100%), 6.0 s per PC"
+    assert record_text(PcStats("x", 3, 2, 4.5)) == "2 PCs in 3 attempts (67%), 4.5 s per PC"
+    assert record_text(PcStats("x", 2, 0, None)) == "0 PCs in 2 attempts (0%)"
+
+
+def test_the_pc_menu_remembers_setup_and_mirror_across_visits_and_restarts(app, tmp_path):
+    from ui.pc_menu import PCPracticeScene
+    from ui.testing import make_app
+
+    menu = _choose_grace(app)
+    assert menu.menu.items[menu.menu.index] is menu.loop_item and menu.stats_line == "No attempts yet."
+    tap(app, "right")
+    tap(app, "right")  # 3rd PC
+    tap(app, "down")
+    tap(app, "right")
+    tap(app, "right")  # the third setup of the library
+    chosen = menu.setup.key
+    tap(app, "down")
+    tap(app, "return")  # Mirror: on
+    assert menu.mirror_item.label == "Mirror: on"
+    tap(app, "escape")  # back to the title without playing
+    menu = _choose_grace(app)
+    assert (menu.setup.key, menu.mirrored, menu.pc_number) == (chosen, True, 3)
+    assert menu.menu.items[menu.menu.index] is menu.setup_item
+    assert menu.setup_item.label == f"Setup: {menu.setup.name}  < >" and menu.mirror_item.label == "Mirror: on"
+    app.draw(app.screen)
+    later, _ = make_app(tmp_path)  # the app started again with the same settings folder
+    again = PCPracticeScene(later)
+    later.scenes.push(again)
+    assert (again.setup.key, again.mirrored, again.pc_number) == (chosen, True, 3)
+    assert again.menu.items[again.menu.index] is again.setup_item

@@ -1,7 +1,10 @@
 """The PC-practice entry: the n-th PC of the 7-bag loop, a setup from the library (optionally mirrored), or a
-pasted fumen; with the player's statistics for the chosen start."""
+pasted fumen; with the player's statistics for the chosen start. The last choice is kept in the settings
+(`practice` group), so the menu opens where the player left it, also after a restart of the app."""
 
 from __future__ import annotations
+
+import contextlib
 
 import pygame
 
@@ -9,7 +12,15 @@ from ui import render as R
 from ui.menus import Item, Menu, clipboard_text, draw_messages, start_from_fumen
 from ui.modes import PC_PRACTICE
 from ui.scene import Scene
-from ui.store import StoreUnavailable
+from ui.store import PcStats, StoreUnavailable
+
+
+def record_text(stats: PcStats) -> str:
+    """The player's record for a start: "1 PC in 1 attempt (100%), 6.0 s per PC"."""
+    pcs = f"{stats.pcs} PC{'' if stats.pcs == 1 else 's'}"
+    attempts = f"{stats.attempts} attempt{'' if stats.attempts == 1 else 's'}"
+    per = f", {stats.seconds_per_pc:.1f} s per PC" if stats.seconds_per_pc else ""
+    return f"{pcs} in {attempts} ({stats.rate * 100:.0f}%){per}"
 
 
 class PCPracticeScene(Scene):
@@ -33,14 +44,40 @@ class PCPracticeScene(Scene):
             self.setups = []
             self.error = f"the setup library could not be read ({error})"
         self.setup_index = 0
+        remembered = app.settings.practice
+        self.pc_number = remembered.pc_number
+        self.mirrored = remembered.mirrored
+        keys = [setup.key for setup in self.setups]
+        if remembered.setup in keys:
+            self.setup_index = keys.index(remembered.setup)
         self.loop_item = Item("", self.start_empty)
         self.setup_item = Item("", self.start_setup)
         self.mirror_item = Item("", self.toggle_mirror)
         items = [self.loop_item] + ([self.setup_item, self.mirror_item] if self.setups else [])
         items += [Item("Paste a fumen", self.edit), Item("Back", app.scenes.pop)]
         self.menu = Menu(items, 110, 250, 420)
+        if remembered.start == "setup" and self.setups:
+            self.menu.index = items.index(self.setup_item)
         self.stats = None
         self._relabel()
+
+    def remember(self) -> None:
+        """Keep the current choice in the settings (saved at once; a failure to save is shown on the title)."""
+        from settings import SettingsError, change
+
+        item = self.menu.items[self.menu.index]
+        start = ("setup" if item in (self.setup_item, self.mirror_item) else
+                 "loop" if item is self.loop_item else self.app.settings.practice.start)
+        choice = {"start": start, "pc_number": self.pc_number, "mirrored": self.mirrored,
+                  "setup": self.setup.key if self.setup is not None else ""}
+        if self.app.settings.practice.model_dump() == choice:
+            return
+        # A choice the settings cannot hold (a setup key longer than allowed) is simply not remembered.
+        with contextlib.suppress(SettingsError):
+            self.app.update_settings(change(self.app.settings, "practice", **choice))
+
+    def on_exit(self) -> None:
+        self.remember()
 
     def _relabel(self) -> None:
         from ui.pc_setups import PIECES_LEFT, ordinal
@@ -177,13 +214,16 @@ class PCPracticeScene(Scene):
                 y += int(size * 1.05)
         return y
 
+    @property
+    def stats_line(self) -> str:
+        """The record line under the chosen start, as drawn."""
+        if self.stats is None or not self.stats.attempts:
+            return "No attempts yet."
+        return f"Your record: {record_text(self.stats)}"
+
     def _draw_stats(self, surface, view, box, y) -> int:
-        stats = self.stats
-        if stats is None or not stats.attempts:
-            return self._draw_lines(surface, view, box, [("No attempts yet.", R.DIM)], y)
-        per = f", {stats.seconds_per_pc:.1f} s per PC" if stats.seconds_per_pc else ""
-        return self._draw_lines(surface, view, box, [(
-            f"Your record: {stats.pcs} PCs in {stats.attempts} attempts ({stats.rate * 100:.0f}%){per}", R.GOOD)], y)
+        colour = R.GOOD if self.stats is not None and self.stats.attempts else R.DIM
+        return self._draw_lines(surface, view, box, [(self.stats_line, colour)], y)
 
     def _draw_loop(self, surface, view, box) -> None:
         from ui.pc_setups import PIECES_LEFT, ordinal
