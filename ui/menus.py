@@ -351,7 +351,7 @@ class ResultsScene(Scene):
                      title]
         else:
             items = [Item("Retry", self.retry), title]
-        self.menu = Menu(items, 110, 560 if len(items) == 2 else 540, 300)
+        self.menu = Menu(items, 110, 560 if len(items) == 2 else 510, 300)
 
     def _best_lines(self) -> list[tuple[str, int, tuple[int, int, int]]]:
         """What the personal-best panel says: (text, font size, colour) per line."""
@@ -430,9 +430,10 @@ class ResultsScene(Scene):
             y = 200 + (i // 2) * 64
             R.blit_text(surface, label, view.pt(x, y), view.font_size(26), R.DIM)
             R.blit_text(surface, value, view.pt(x, y + 24), view.font_size(40), R.TEXT)
-        self._draw_best(surface, view)
-        if self.pc_stats is not None:
-            self._draw_pc_stats(surface, view)
+        if self.pc_stats is not None and not self.problem:
+            self._draw_pc_stats(surface, view, 200)  # PC practice: the setup's record instead of a best
+        else:
+            self._draw_best(surface, view)
         self.menu.draw(surface, view)
         keys = self.app.keymap.keys_for("restart")
         if keys:
@@ -443,9 +444,9 @@ class ResultsScene(Scene):
                     else f"{key} retry · Esc title")
             R.blit_text(surface, hint, view.pt(110, 690), view.font_size(22), R.DIM)
 
-    def _draw_pc_stats(self, surface: pygame.Surface, view: R.View) -> None:
+    def _draw_pc_stats(self, surface: pygame.Surface, view: R.View, top: float = 440) -> None:
         stats = self.pc_stats
-        box = view.rect(800, 440, 400, 190)
+        box = view.rect(800, top, 400, 190)
         R.panel(surface, box)
         x, y = box.x + view.s(18), box.y + view.s(14)
         R.blit_text(surface, f"Setup: {stats.setup}", (x, y), view.font_size(28), R.TEXT)

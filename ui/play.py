@@ -148,7 +148,8 @@ class PlayScene(Scene):
             from ui.input import pretty_key
 
             key = pretty_key(undo[0]).upper() if undo else "UNDO"
-            self.popups.append(Popup(f"BOARD CLEARED · {key} BRINGS IT BACK", (235, 235, 245), self.clock))
+            self.popups += [Popup("BOARD CLEARED", (235, 235, 245), self.clock),
+                            Popup(f"{key}: BRING IT BACK", (235, 235, 245), self.clock)]
 
     def bring_back_cleared(self) -> bool:
         """Zen: undo a restart (the board and run as they were). False if there is nothing to bring back."""
