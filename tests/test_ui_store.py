@@ -177,7 +177,8 @@ _LOOSE_GAMES = [
 _SHAPES = {
     "an extra column": ["ALTER TABLE games ADD COLUMN note TEXT"],
     "a missing table": ["DROP TABLE pc_attempts"],
-    "NULL seconds": [*_LOOSE_GAMES, "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+    "NULL seconds": [*_LOOSE_GAMES,
+                     "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
                      "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, NULL, 1, 40, 0, 1, 0, 3, 0, 'x')"],
     "text in score": ["INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
                       "finesse, played_at) VALUES ('marathon', 'srs 7bag', 1, 9, 1, 150, 'lots', 1, 0, 3, 0, 'x')"],
