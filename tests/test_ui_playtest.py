@@ -408,3 +408,29 @@ def test_the_pc_menu_remembers_setup_and_mirror_across_visits_and_restarts(app, 
     later.scenes.push(again)
     assert (again.setup.key, again.mirrored, again.pc_number) == (chosen, True, 3)
     assert again.menu.items[again.menu.index] is again.setup_item
+
+
+def test_pc_practice_results_offer_a_new_queue_and_the_same_one(app, monkeypatch):
+    from ui.modes import PC_PRACTICE
+    from ui.pc_setups import loop_start
+    from ui.play import PlayScene
+
+    monkeypatch.setattr(app, "new_seed", iter(range(100, 200)).__next__)  # repeatable "new" queues
+    play = PlayScene(app, PC_PRACTICE, loop_start(1, 3), 3)
+    app.scenes.push(play)
+    queue = [play.game.active.piece, *play.game.preview(6)]
+    _drop(app)
+    results = _end_run(app)
+    assert [item.label for item in results.menu.items] == ["New queue", "Same queue again", "Title"]
+    _ticks(app, 30)
+    tap(app, "shift+r")
+    again = app.scenes.top
+    assert again.name == "play" and again is not play
+    assert [again.game.active.piece, *again.game.preview(6)] == queue
+    _drop(app)
+    results = _end_run(app)
+    _ticks(app, 30)
+    tap(app, "r")
+    fresh = app.scenes.top
+    assert fresh.name == "play" and fresh.start.setup == "Empty board, 1st PC"
+    assert [fresh.game.active.piece, *fresh.game.preview(6)] != queue

@@ -28,8 +28,8 @@ ZEN = Mode("zen", "Zen", "Free play: no goal, no gravity, undo and redo allowed.
 SPRINT = Mode("sprint", "40 Lines", "Clear 40 lines as fast as you can.", goal_lines=40)
 MARATHON = Mode("marathon", "Marathon", "150 lines; gravity speeds up every 10 lines.", goal_lines=150,
                 gravity="level", shows_level=True)
-PC_PRACTICE = Mode("pc", "PC Practice", "Perfect clears from an empty board or a pasted fumen; undo, redo, "
-                   "restart the same queue.", allow_undo=True, gravity="none")
+PC_PRACTICE = Mode("pc", "PC Practice", "Perfect clears from an empty board, a setup or a pasted fumen; undo, "
+                   "redo, R for a new queue, Shift+R for the same one again.", allow_undo=True, gravity="none")
 MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE)
 MODES_BY_KEY = {mode.key: mode for mode in MODES}
 
