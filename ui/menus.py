@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pygame
 
 from ui import render as R
-from ui.modes import MARATHON, MODES, PC_PRACTICE, SPRINT, ZEN, Mode, describe_rules
+from ui.modes import MODES, PC_PRACTICE, Mode, describe_rules
 from ui.scene import Scene
 from ui.store import GameRecord, SaveOutcome, StoreUnavailable, has_best
 
