@@ -115,17 +115,19 @@ def _incomplete(error: BaseException | None, last_line: int) -> bool:
 
 def _merge(into: dict[str, Any], new: dict[str, Any]) -> str | None:
     """Add ``new`` to ``into`` table by table; a key already present keeps its first value. Returns the
-    dotted name of the first duplicate, if any."""
-    for key, value in new.items():
-        if key not in into:
-            into[key] = value
-        elif isinstance(into[key], dict) and isinstance(value, dict):
-            inner = _merge(into[key], value)
-            if inner is not None:
-                return f"{key}.{inner}"
-        else:
-            return key
-    return None
+    dotted name of the first duplicate, if any. Iterative: a header may nest thousands of tables deep."""
+    duplicate: str | None = None
+    stack: list[tuple[dict[str, Any], dict[str, Any], str]] = [(into, new, "")]
+    while stack:
+        target, source, prefix = stack.pop()
+        for key, value in source.items():
+            if key not in target:
+                target[key] = value
+            elif isinstance(target[key], dict) and isinstance(value, dict):
+                stack.append((target[key], value, f"{prefix}{key}."))
+            elif duplicate is None:
+                duplicate = f"{prefix}{key}"
+    return duplicate
 
 
 def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
@@ -184,17 +186,36 @@ def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
 
 def drop_unreadable(data: dict[str, Any], prefix: str = "") -> list[str]:
     """Remove (in place) values holding text that was not valid UTF-8 (decoded as U+FFFD); returns their
-    dotted names. Only used after a non-UTF-8 file was decoded with replacement."""
+    dotted names. Only used after a non-UTF-8 file was decoded with replacement. Iterative, so tables and
+    arrays nested thousands deep are no problem."""
     dropped: list[str] = []
-    for key in list(data):
-        value = data[key]
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            dropped += drop_unreadable(value, name + ".")
-        elif REPLACEMENT_CHAR in repr(value):
-            del data[key]
-            dropped.append(name)
-    return dropped
+    tables: list[tuple[dict[str, Any], str]] = [(data, prefix)]
+    while tables:
+        table, where = tables.pop()
+        for key in list(table):
+            value = table[key]
+            name = f"{where}{key}"
+            if isinstance(value, dict):
+                tables.append((value, name + "."))
+            elif _holds_replacement(value):
+                del table[key]
+                dropped.append(name)
+    return sorted(dropped)
+
+
+def _holds_replacement(value: Any) -> bool:
+    """True if U+FFFD occurs in ``value`` or anything nested in it (a key or a string)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if REPLACEMENT_CHAR in item:
+                return True
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, (list, tuple)):
+            pending += item
+    return False
 
 
 def _validate(model: type[BaseModel], data: dict[str, Any], strict: bool) -> tuple[BaseModel | None, list]:

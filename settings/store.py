@@ -43,7 +43,7 @@ APP_NAME = "stackcoach"
 FILE_NAME = "settings.toml"
 CONFIG_DIR_ENV = "STACKCOACH_CONFIG_DIR"
 _MAX_BACKUPS = 1000
-# A settings file is a few kilobytes; anything past this is not one (and is not parsed, only backed up).
+# A settings file is a few kilobytes; a file past this is not one: it is neither parsed nor saved over.
 MAX_FILE_BYTES = 1 << 20
 # Top-level names a settings file of any schema version may hold; a damaged file with none of them was
 # not read at all, whatever stray "key = value" its bytes happened to contain.
@@ -121,13 +121,13 @@ def backup_file(path: Path, content: bytes) -> Path:
             candidate = path.with_name(f"{path.name}.bak" if n == 0 else f"{path.name}.bak.{n}")
             try:
                 os.link(temp_name, candidate)  # fails rather than clobber an existing backup
-            except FileExistsError:
-                with contextlib.suppress(OSError):
-                    if candidate.is_file() and candidate.read_bytes() == content:
-                        return candidate
-                continue
-            except OSError:  # a file system without hard links: rename, after checking the name is free
-                if candidate.exists() or candidate.is_symlink():
+            except OSError as error:
+                # FileExistsError, or a file system without hard links (then: rename if the name is free)
+                taken = isinstance(error, FileExistsError) or candidate.exists() or candidate.is_symlink()
+                if taken:
+                    with contextlib.suppress(OSError):
+                        if candidate.is_file() and candidate.read_bytes() == content:
+                            return candidate
                     continue
                 os.replace(temp_name, candidate)
             _fsync_dir(path.parent)

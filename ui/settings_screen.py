@@ -224,7 +224,10 @@ class SettingsScene(Scene):
             return ""
         keys = self.app.settings.keys.bindings()
         names = {button: " or ".join(pretty_key(k) for k in keys[button]) or "(no key)" for button in keys}
-        return row.help.format(**names)
+        try:
+            return row.help.format(**names)
+        except (KeyError, IndexError, ValueError):  # braces that are not a button's name: shown as written
+            return row.help
 
     def apply(self, group: str, changes: dict[str, Any]) -> bool:
         """Validate and save a change to one group; shows the outcome. True if saved. A change to a value an
