@@ -180,6 +180,7 @@ _SHAPES = {
     "NULL seconds": [*_LOOSE_GAMES,
                      "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
                      "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, NULL, 1, 40, 0, 1, 0, 3, 0, 'x')"],
+    "NULL score": [*_LOOSE_GAMES, "UPDATE games SET score = NULL WHERE mode = 'marathon'"],
     "text in score": ["INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
                       "finesse, played_at) VALUES ('marathon', 'srs 7bag', 1, 9, 1, 150, 'lots', 1, 0, 3, 0, 'x')"],
     "text in seconds": ["UPDATE games SET seconds = 'fast' WHERE mode = 'sprint'"],
