@@ -226,6 +226,22 @@ def test_r_in_zen_clears_the_board_and_ctrl_z_brings_it_back(app):
     app.draw(app.screen)
 
 
+def test_a_held_ctrl_z_brings_the_cleared_board_back_and_nothing_more(app):
+    from ui.modes import ZEN
+    from ui.testing import key
+
+    play = _start(app, ZEN)
+    _drop(app, 3)
+    board = play.game.board.bits
+    tap(app, "r")
+    app.tick()
+    key(app, "ctrl+z")  # pressed and held for a while
+    _ticks(app, 20)
+    key(app, "ctrl+z", down=False)
+    app.tick()
+    assert play.game.board.bits == board and play.game.stats.pieces == 3
+
+
 def test_zen_undo_after_r_reaches_back_past_the_new_placements(app):
     from ui.modes import ZEN
 

@@ -159,6 +159,7 @@ class PlayScene(Scene):
             setattr(self, name, value)
         self.cleared = None
         self.assists.add("undo")
+        self.app.input.clear()  # a Ctrl+Z still held must not go on to take back a placement of this run
         self.coach.reset()
         self.popups = [Popup("BOARD BACK", (140, 230, 160), self.clock)]
         self.flash = None
