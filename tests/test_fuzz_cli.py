@@ -5,6 +5,7 @@ pieces, a low --max-queues), so the whole harness takes seconds."""
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +13,9 @@ from hypothesis import strategies as st
 
 import main
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
+FUZZ = settings(max_examples=40 * SCALE, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 PCO_NO_I = "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA"
 numbers = st.one_of(st.integers(-3, 12), st.sampled_from(["0", "-5", "10001", "100000000000", "x", "", "1e3", "³",
                                                           "７"]))

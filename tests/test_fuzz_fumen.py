@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +13,9 @@ import main
 from game.fumen import Field, FumenError, Page, decode, encode
 from game.fumen_cli import pages_from_text
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
+FUZZ = settings(max_examples=150 * SCALE, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 def _mutated(draw: st.DrawFn) -> str:
     """A real code (random pages encoded) with a few characters replaced, dropped or added."""

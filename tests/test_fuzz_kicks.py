@@ -3,13 +3,16 @@ system or raises a one-line KickTableError naming the file."""
 
 from __future__ import annotations
 
+import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game.pieces import Piece, Rotation
 from game.rotation import MAX_KICK_DISTANCE, KickTableError, build_rotation_system, load_kick_file
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
+FUZZ = settings(max_examples=150 * SCALE, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 TRANSITIONS = ["0R", "R0", "R2", "2R", "2L", "L2", "L0", "0L", "02", "20", "RL", "LR", "0X", "00"]
 numbers = st.one_of(st.integers(-6, 6), st.sampled_from([10**30, -(10**30), 2**63]))
 cells = st.one_of(st.lists(numbers, min_size=2, max_size=2), st.lists(numbers, max_size=3), st.just([True, 0]),

@@ -4,6 +4,7 @@ what parses has as many queues as it says."""
 from __future__ import annotations
 
 import itertools
+import os
 import time
 
 from hypothesis import given, settings
@@ -11,7 +12,8 @@ from hypothesis import strategies as st
 
 from ai.pc.pattern import MAX_SEQUENCES, PatternError, parse_pattern
 
-FUZZ = settings(max_examples=300, deadline=None)
+SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
+FUZZ = settings(max_examples=300 * SCALE, deadline=None)
 pattern_text = st.text(alphabet="IJLOSTZijlostzQ*[]^!pP0123456789,; \t³７٣", max_size=24)
 
 
