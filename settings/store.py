@@ -84,7 +84,8 @@ class LoadResult:
     file's (``file_problems``) then the environment variables' (``env_problems``).
     ``backup_path``: the copy of the original file, if one was needed. ``notices``: informational lines
     (schema upgrade, environment overrides in effect). ``migrated_from``: the file's older schema, if any.
-    ``unreadable``: nothing could be read from the file (one message says so; defaults are used).
+    ``unreadable``: the file exists but nothing could be read from it (one message says so; defaults are
+    used).
     ``overrides``: ``"group.field" -> STACKCOACH_ variable`` for every override in effect, and
     ``file_settings`` the settings as the file alone gave them: see :func:`without_overrides`.
     """
@@ -272,6 +273,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
                 "(settings cannot be saved until it is moved away)"
             ],
             [],
+            unreadable=True,
         )
     try:
         raw = _read_limited(target)
@@ -280,7 +282,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
     except OSError as error:
         reason = error.strerror or str(error)
         problem = f"could not read {name} ({reason}); using the default settings"
-        return _finish(target, _defaults(), [problem], [])
+        return _finish(target, _defaults(), [problem], [], unreadable=True)
 
     if len(raw) > MAX_FILE_BYTES:  # not a settings file (or a device): left alone, never saved over
         problem = (

@@ -127,7 +127,8 @@ def test_deep_tables_in_a_non_utf8_file_keep_the_valid_values(path: Path) -> Non
     """Found by the fuzz test: a header 3,000 tables deep in a file that is also not UTF-8 overflowed the
     recursive clean-up and lost every value."""
     deep = b"[" + b"a." * 3000 + b'a]\nx = "\xff"\n'
-    path.write_bytes(b"schema_version = 1\n[audio]\nmaster_volume = 7\n" + deep + b"[" + b"a." * 3000 + b"b]\n")
+    valid = b"schema_version = 1\n[audio]\nmaster_volume = 7\n"
+    path.write_bytes(valid + deep + b"[" + b"a." * 3000 + b"b]\n")
     result = load_settings(path)
     assert not result.unreadable and result.settings.audio.master_volume == 7
     assert "unknown key 'a.a' ignored" in result.problems
@@ -187,6 +188,7 @@ def test_folder_named_settings_toml_is_an_error_and_nothing_is_saved(path: Path)
     path.mkdir()
     result = load_settings(path)
     assert result.problems[0].startswith("could not read settings.toml: it is a folder, not a file")
+    assert result.unreadable and len(result.problems) == 1
     with pytest.raises(IsADirectoryError, match="settings.toml is a folder, not a file; nothing was saved"):
         save_settings(result.settings, path)
     assert list(path.iterdir()) == []  # the save used to "succeed" into settings.toml/settings.toml

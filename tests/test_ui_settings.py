@@ -333,6 +333,8 @@ def test_title_shows_an_unreadable_file_as_one_message(tmp_path, monkeypatch):
 def test_save_into_a_folder_named_settings_toml_is_an_error(tmp_path, monkeypatch):
     (tmp_path / "settings.toml").mkdir()
     app = _app_with(tmp_path, monkeypatch)
+    (message, colour), = app.messages()  # one message, not "the rest of your settings were used"
+    assert colour == R.BAD and message.startswith("could not read settings.toml: it is a folder, not a file")
     scene = _open_settings(app)
     _go_to(app, scene, "display", "ghost")
     tap(app, "return")
@@ -381,3 +383,22 @@ def test_long_kick_file_error_is_one_short_status_line(app, tmp_path):
     tap(app, "return")
     assert scene.status[1] == R.BAD and scene.status[0].startswith("kick file not used")
     assert len(scene.status[0]) <= 160
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"[" * 3000, b"a = " + b"[" * 3000, b"x = " + b"9" * 5000, b"\x00\xff" * 500, b"[\n" * 3000],
+    ids=["nested", "nested-array", "huge-int", "nul-and-bad-utf8", "nested-lines"],
+)
+def test_app_starts_whatever_the_settings_file_holds(tmp_path, monkeypatch, content):
+    """A settings file used to be able to stop the app on every start (RecursionError): now the title screen
+    opens with the default settings, one message, and an exact copy of the file."""
+    from ui.menus import TitleScene
+
+    app = _app_with(tmp_path, monkeypatch, content)
+    assert app.settings == type(app.settings)()
+    (message, colour), = app.messages()
+    assert colour == R.BAD and "settings.toml could not be read at all" in message
+    assert (tmp_path / "settings.toml.bak").read_bytes() == content
+    app.scenes.push(TitleScene(app))
+    app.draw(app.screen)
