@@ -23,13 +23,13 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from ai.pc.cover import Arrangement, leaf_sequence
+from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.movegen import unpack
 from ai.pc.percent import Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, searcher_for
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece, Rotation
-from game.rules import Rules
+from game.rules import Rules, per_rules
 
 MAX_FUTURES = 20_000
 # single-queue searches that find no PC before the remaining futures of a placement go to the trie search
@@ -64,7 +64,8 @@ def _promising_solutions(bits: Bitboard, lines: int, sequences: list, weights: l
 
 @dataclass(eq=False)
 class _Score:
-    """What is known of one next placement: leaves (root numbering) it can win, has won, has lost."""
+    """What is known of one next placement: leaves (root numbering) it can win, has won, has lost, and the
+    arrangements of its field not tried yet."""
 
     ways: list
     reach: int = 0
@@ -73,13 +74,31 @@ class _Score:
     lower: float = 0.0
     upper: float = 1.0
     losses: int = 0  # single-queue searches that proved a leaf lost
+    pending: list = field(default_factory=list)
+    hits: int = 0  # usefulness of the pending arrangements (move order)
 
-    def add(self, arrangement: Arrangement, weight) -> None:
+    def add(self, arrangement: Arrangement, weight, token: object, use_hold: bool) -> None:
         """Win every leaf the arrangement builds, through any of the ways this placement can happen."""
+        before = self.won
+        counts = arrangement.counts()
         for child, keep, sub, offset, _ in self.ways:
-            if child.h and (keep is not None or not arrangement.use_hold):
-                self.won |= (arrangement.cover(keep, sub) & sub.leaves) << offset
-        self.lower = weight(self.won)
+            available = list(sub.max_counts)
+            if keep is not None:
+                available[keep] += 1
+            if any(c > a for c, a in zip(counts, available)):
+                continue  # no queue below brings these pieces
+            if child.h and (keep is not None or not use_hold):
+                self.won |= (arrangement.cover(keep, sub, token, use_hold) & sub.leaves) << offset
+        gained = (self.won & ~before).bit_count()
+        if gained:
+            arrangement.hits += gained
+            self.lower = weight(self.won)
+
+
+@per_rules()
+def store_for(rules: Rules, soft_drop: bool = True) -> ArrangementStore:
+    """The arrangements found under these rules (see ai.pc.cover.ArrangementStore), shared by all calls."""
+    return ArrangementStore(searcher_for(rules, soft_drop).gen)
 
 
 @dataclass
@@ -190,9 +209,14 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         return math.fsum(total)
 
     # Per placement: the leaves (root numbering) it can still win, those won (proved by an arrangement or the
-    # trie search) and those lost (proved by a search), and the arrangements found from its field.
+    # trie search) and those lost (proved by a search), and the arrangements of its field known from earlier
+    # calls (stored for that field, or stored for this one with this placement in them).
+    store = store_for(rules, soft_drop)
+    token = object()
+    here = store.at(bits, lines)
     scores = {key: _Score(ways) for key, (_, ways) in moves.items()}
-    for score in scores.values():
+    for (piece, mask), score in scores.items():
+        first = score.ways[0][0]
         for child, keep, sub, offset, _ in score.ways:
             score.reach |= sub.leaves << offset
             if child.h == 0:
@@ -201,32 +225,57 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
                 score.lost |= sub.leaves << offset  # the pieces cannot tile the field whatever comes
         score.upper = weight(score.reach & ~score.lost)
         score.lower = weight(score.won)
+        if first.h and score.reach & ~score.won & ~score.lost:
+            pending = {a.signature(): a for a in store.at(first.field, first.h)}
+            for arrangement in here:
+                i = arrangement.index_of(piece, mask)
+                if i is not None:
+                    view = arrangement.after(i)
+                    view.hits = max(view.hits, arrangement.hits)
+                    pending.setdefault(view.signature(), store.add(view))
+            score.pending = sorted(pending.values(), key=lambda a: a.hits)  # popped from the end
+            score.hits = sum(a.hits for a in score.pending)
 
-    # Seeds: solutions for a few likely futures, found by the fast single-queue search; their first placement
-    # is tried first and the rest of each is an arrangement for that placement's field.
+    def remember(key: tuple[Piece, int], steps: tuple[Step, ...]) -> Arrangement:
+        """Store a PC found after placement `key` for its field and, with the placement, for this one."""
+        child = scores[key].ways[0][0]
+        store.add(Arrangement.from_steps(search.gen, bits, lines, (moves[key][0], *steps)))
+        return store.add(Arrangement.from_steps(search.gen, child.field, child.h, steps))
+
+    # Seeds when nothing is known of this field: solutions for a few likely futures, found by the fast
+    # single-queue search; their first placement is tried first and the rest is an arrangement for it.
     priority: dict[tuple[Piece, int], int] = {}
-    for solution in _promising_solutions(bits, lines, trie.sequences, weights, hold, use_hold, searcher,
-                                         200 if budget_ms is None else budget_ms / 30):
-        first = solution.steps[0]
-        key = (first.piece, first.mask)
-        if key in scores and (not hold_spent or first.piece == known[0]):
-            priority.setdefault(key, len(priority))
-            child = scores[key].ways[0][0]
-            scores[key].add(Arrangement.from_steps(search.gen, child.field, child.h, solution.steps[1:], use_hold),
-                            weight)
-    order = {key: (priority.get(key, len(priority)), not moves[key][0].hard, i) for i, key in enumerate(moves)}
+    if not here:
+        for solution in _promising_solutions(bits, lines, trie.sequences, weights, hold, use_hold, searcher,
+                                             200 if budget_ms is None else budget_ms / 30):
+            first = solution.steps[0]
+            key = (first.piece, first.mask)
+            if key in scores and (not hold_spent or first.piece == known[0]) and scores[key].ways[0][0].h:
+                priority.setdefault(key, len(priority))
+                scores[key].pending.append(remember(key, solution.steps[1:]))
+    order = {key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
+             for i, key in enumerate(moves)}
 
-    def refine(score: _Score) -> None:
-        """Decide more of this placement's undecided leaves: one single-queue search (a found PC becomes an
-        arrangement that usually wins many leaves at once; a failed one proves one leaf lost), or, after
-        MAX_SINGLE_LOSSES failures, the exhaustive trie search for all the rest."""
+    lost_anywhere = [0]
+
+    def refine(key: tuple[Piece, int]) -> None:
+        """Decide more of this placement's undecided leaves: the next arrangement known for its field, else one
+        single-queue search (a PC found becomes an arrangement, which usually wins many leaves at once; a
+        failed search proves one leaf lost), or, after MAX_SINGLE_LOSSES failures, the exhaustive trie search
+        for all the rest."""
+        score = scores[key]
+        if score.pending:
+            score.add(score.pending.pop(), weight, token, use_hold)
+            return
         open_leaves = score.reach & ~score.won & ~score.lost
         for child, keep, sub, offset, _ in score.ways:
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
             if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
-                leaf = (need & -need).bit_length() - 1
+                # futures another placement lost first: they are the likeliest to be lost here too
+                hard = need & (lost_anywhere[0] >> offset) or need
+                leaf = (hard & -hard).bit_length() - 1
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
                     search.truncated = True
@@ -236,11 +285,11 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:
-                    score.add(Arrangement.from_steps(search.gen, child.field, child.h, solutions[0].steps,
-                                                     use_hold), weight)
+                    score.add(remember(key, solutions[0].steps), weight, token, use_hold)
                 else:
                     score.losses += 1
                     score.lost |= 1 << (leaf + offset)
+                    lost_anywhere[0] |= 1 << (leaf + offset)
                     score.upper = weight(score.reach & ~score.lost)
                 return
             got = search.run(child.field, child.h, keep, sub, need)
@@ -248,6 +297,7 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
                 return
             score.won |= (got & sub.leaves) << offset
             score.lost |= (need & ~got) << offset
+            lost_anywhere[0] |= (need & ~got) << offset
         score.lower = weight(score.won)
         score.upper = weight(score.reach & ~score.lost)
 
@@ -260,7 +310,7 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         if not score.reach & ~score.won & ~score.lost:
             best_key = key
             break
-        refine(score)
+        refine(key)
     ranked = [(moves[key][0], score.lower) for key, score in scores.items()
               if not score.reach & ~score.won & ~score.lost and (score.lower > 0 or key == best_key)]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer

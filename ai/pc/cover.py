@@ -45,24 +45,35 @@ def _squeeze(bits: Bitboard, keep_rows: tuple[int, ...]) -> Bitboard:
 
 
 class Arrangement:
-    """Placements (piece, cells in the rows of `bits`) that fill rows 0..h-1 of `bits` exactly."""
+    """Placements (piece, cells in the rows of `bits`) that fill rows 0..h-1 of `bits` exactly.
 
-    def __init__(self, gen: MoveGenerator, bits: Bitboard, h: int, pieces: list[tuple[Piece, Bitboard]],
-                 use_hold: bool) -> None:
+    Geometry only: which queues build it is asked per trie with `cover` (its memo belongs to one `token`)."""
+
+    def __init__(self, gen: MoveGenerator, bits: Bitboard, h: int, pieces: list[tuple[Piece, Bitboard]]) -> None:
         self.gen = gen
         self.bits = bits
         self.h = h
-        self.pieces = [piece for piece, _ in pieces]
-        self.masks = [mask for _, mask in pieces]
-        self.use_hold = use_hold
+        self.pieces = tuple(piece for piece, _ in pieces)
+        self.masks = tuple(mask for _, mask in pieces)
         self.full = (1 << len(pieces)) - 1
-        self._fields: dict[int, tuple[Bitboard, int, tuple[int, ...]]] = {}
-        self._ok: dict[int, bool] = {}
+        self.hits = 0  # leaves it won that nothing before it had (the store tries useful ones first)
+        self._moves: dict[int, dict[Piece, tuple[int, ...]]] = {}
         self._memo: dict[tuple, int] = {}
+        self._token: object = None
+        self._use_hold = True
+
+    def counts(self) -> tuple[int, ...]:
+        """How many of each piece it uses."""
+        out = [0] * 7
+        for piece in self.pieces:
+            out[piece] += 1
+        return tuple(out)
+
+    def signature(self) -> frozenset[tuple[Piece, Bitboard]]:
+        return frozenset(zip(self.pieces, self.masks))
 
     @classmethod
-    def from_steps(cls, gen: MoveGenerator, bits: Bitboard, h: int, steps: tuple[Step, ...],
-                   use_hold: bool) -> Arrangement:
+    def from_steps(cls, gen: MoveGenerator, bits: Bitboard, h: int, steps) -> Arrangement:
         """The arrangement of a solution whose step masks are in the field as it was at each step."""
         rows = list(range(h))  # rows of `bits` still present, bottom first
         field = bits
@@ -78,31 +89,48 @@ class Arrangement:
             pieces.append((step.piece, mask))
             field |= mask
             rows = [y for y in rows if (field >> (y * WIDTH)) & ROW_MASK != ROW_MASK]
-        return cls(gen, bits, h, pieces, use_hold)
+        return cls(gen, bits, h, pieces)
 
-    def _field(self, subset: int) -> tuple[Bitboard, int, tuple[int, ...]]:
-        """(field with cleared rows removed, rows left, original indices of those rows) after `subset`."""
-        found = self._fields.get(subset)
+    def index_of(self, piece: Piece, mask: Bitboard) -> int | None:
+        """Index of the placement (piece, mask in this field's rows), if it is one of this arrangement's."""
+        for i, (p, m) in enumerate(zip(self.pieces, self.masks)):
+            if m == mask and p == piece:
+                return i
+        return None
+
+    def after(self, i: int) -> Arrangement:
+        """The rest of the arrangement in the field left after placement `i` (full rows cleared)."""
+        bits = self.bits | self.masks[i]
+        keep = tuple(y for y in range(self.h) if (bits >> (y * WIDTH)) & ROW_MASK != ROW_MASK)
+        rest = [(p, _squeeze(m, keep)) for j, (p, m) in enumerate(zip(self.pieces, self.masks)) if j != i]
+        return Arrangement(self.gen, _squeeze(bits, keep), len(keep), rest)
+
+    def _options(self, subset: int) -> dict[Piece, tuple[int, ...]]:
+        """Per piece, the indices of the placements not yet made that `movegen` offers after `subset`."""
+        found = self._moves.get(subset)
         if found is None:
             bits = self.bits
             for i, mask in enumerate(self.masks):
                 if subset >> i & 1:
                     bits |= mask
             keep = tuple(y for y in range(self.h) if (bits >> (y * WIDTH)) & ROW_MASK != ROW_MASK)
-            found = self._fields[subset] = (_squeeze(bits, keep), len(keep), keep)
+            field, h = _squeeze(bits, keep), len(keep)
+            options: dict[Piece, list[int]] = {}
+            for i, (piece, mask) in enumerate(zip(self.pieces, self.masks)):
+                if not subset >> i & 1 and _squeeze(mask, keep) in self.gen.mask_set(field, h, piece):
+                    options.setdefault(piece, []).append(i)
+            found = self._moves[subset] = {piece: tuple(ids) for piece, ids in options.items()}
         return found
 
-    def _placeable(self, subset: int, i: int) -> bool:
-        key = subset << 5 | i
-        ok = self._ok.get(key)
-        if ok is None:
-            field, h, keep = self._field(subset)
-            ok = self._ok[key] = _squeeze(self.masks[i], keep) in self.gen.mask_set(field, h, self.pieces[i])
-        return ok
+    def cover(self, held: Piece | None, node: Node, token: object, use_hold: bool) -> int:
+        """Leaves below `node` (local numbering) whose queue builds this arrangement, `held` being the buffer
+        piece of the hold model. `token` names the trie (node idents are only unique within one)."""
+        if token is not self._token:
+            self._token, self._use_hold = token, use_hold
+            self._memo.clear()
+        return self._cover(held, node, 0)
 
-    def cover(self, held: Piece | None, node: Node, subset: int = 0) -> int:
-        """Leaves below `node` (local numbering) whose queue builds the rest of this arrangement from `subset`
-        (placements already made), `held` being the buffer piece of the hold model."""
+    def _cover(self, held: Piece | None, node: Node, subset: int) -> int:
         if subset == self.full:
             return node.leaves
         key = (subset, held, node.ident)
@@ -110,31 +138,66 @@ class Arrangement:
         if known is not None:
             return known
         won = 0
-        pieces = self.pieces
+        options = self._options(subset)
         if not node.children:
-            if self.use_hold and held is not None:
-                for i in range(len(pieces)):
-                    if (not subset >> i & 1 and pieces[i] == held and self._placeable(subset, i)
-                            and self.cover(None, node, subset | 1 << i)):
+            if self._use_hold and held is not None:
+                for i in options.get(held, ()):
+                    if self._cover(None, node, subset | 1 << i):
                         won = node.leaves
                         break
-        else:
+        elif options:
+            use_hold = self._use_hold
             for piece, sub in node.children.items():
-                if self.use_hold:
-                    choices = [(held, piece)] if held is not None and held != piece else []
-                    choices.append((piece, held))
-                else:
-                    choices = [(piece, None)]
                 got = 0
-                for placed, keep in choices:
-                    for i in range(len(pieces)):
-                        if not subset >> i & 1 and pieces[i] == placed and self._placeable(subset, i):
-                            got |= self.cover(keep, sub, subset | 1 << i)
-                            if got == sub.leaves:
-                                break
-                    if got == sub.leaves:
-                        break
+                leaves = sub.leaves
+                if use_hold and held is not None and held != piece:
+                    for i in options.get(held, ()):
+                        got |= self._cover(piece, sub, subset | 1 << i)
+                        if got == leaves:
+                            break
+                if got != leaves:
+                    keep = held if use_hold else None
+                    for i in options.get(piece, ()):
+                        got |= self._cover(keep, sub, subset | 1 << i)
+                        if got == leaves:
+                            break
                 won |= got << node.offsets[piece]
         self._memo[key] = won
         return won
 
+
+class ArrangementStore:
+    """Arrangements found per field (bits, h), kept between calls under one set of rules: a retry with a longer
+    budget, the position after the player's next placement and the next PC from an empty field start from
+    what earlier calls found. Each is re-checked by `cover` against the move generator, so the store (and a
+    table loaded into it) can only save work, never change an answer."""
+
+    MAX_FIELDS = 5000
+    MAX_PER_FIELD = 400
+
+    def __init__(self, gen: MoveGenerator) -> None:
+        self.gen = gen
+        self._fields: dict[tuple[Bitboard, int], dict[frozenset, Arrangement]] = {}
+
+    def at(self, bits: Bitboard, h: int) -> list[Arrangement]:
+        """The arrangements of this field, most useful first."""
+        found = self._fields.get((bits, h))
+        return sorted(found.values(), key=lambda a: -a.hits) if found else []
+
+    def add(self, arrangement: Arrangement) -> Arrangement:
+        """Keep it (or the equal one already kept, which is returned)."""
+        key = (arrangement.bits, arrangement.h)
+        found = self._fields.get(key)
+        if found is None:
+            if len(self._fields) >= self.MAX_FIELDS:
+                self._fields.clear()
+            found = self._fields[key] = {}
+        signature = arrangement.signature()
+        kept = found.get(signature)
+        if kept is not None:
+            return kept
+        if len(found) >= self.MAX_PER_FIELD:
+            weakest = min(found, key=lambda k: found[k].hits)
+            del found[weakest]
+        found[signature] = arrangement
+        return arrangement
