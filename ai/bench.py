@@ -19,19 +19,51 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 RULE_PROTOCOLS = ("classic", "guideline")
 FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern", "modern-hand")  # built in; any weights/*.toml or path works
 
 
-def _weight_set_name(value: str) -> str:
-    """argparse type: a built-in weight set name or a TOML path that loads."""
+MAX_WEIGHTS_FILE_BYTES = 1_000_000
+
+
+def check_weight_set(value: str) -> str | None:
+    """Why `value` (a built-in weight set name or a TOML path) does not load, in one line; None if it does.
+    A path is checked first: a regular file of at most 1 MB (a device or a huge file is never read whole)."""
+    import os
+    import stat
+
     from ai.eval import WeightSet
 
+    if Path(value).suffix:
+        try:
+            info = os.stat(value)
+        except OSError as error:
+            return f"cannot read weight set {value}: {error.strerror or error}"
+        if not stat.S_ISREG(info.st_mode):
+            return f"weight set {value}: not a regular file"
+        if info.st_size > MAX_WEIGHTS_FILE_BYTES:
+            return f"weight set {value}: file too large (more than 1 MB)"
     try:
-        WeightSet.load(value)
+        weights = WeightSet.load(value).weights
+    except RecursionError:
+        return f"weight set {value}: not valid TOML (nested too deeply)"
+    except (TypeError, AttributeError, OverflowError):
+        return f"weight set {value}: expected a [weights] table of feature = finite number"
     except (ValueError, OSError) as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return f"weight set {value}: {text}" if value not in text else text
+    if not all(math.isfinite(w) for w in weights.values()):
+        return f"weight set {value}: expected a [weights] table of feature = finite number"
+    return None
+
+
+def _weight_set_name(value: str) -> str:
+    """argparse type: a built-in weight set name or a TOML path that loads."""
+    problem = check_weight_set(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 

@@ -277,12 +277,10 @@ def _checkpoint_path(args: argparse.Namespace) -> Path:
 def run(args: argparse.Namespace) -> int:
     problem = _check(args)
     if problem is None and args.base is not None:
-        from ai.eval import WeightSet
+        from ai.bench import check_weight_set
 
-        try:
-            WeightSet.load(args.base)
-        except (ValueError, OSError) as error:
-            problem = f"--base: {str(error).splitlines()[0]}"
+        base_problem = check_weight_set(args.base)
+        problem = f"--base: {base_problem}" if base_problem else None
     if problem is None and args.resume:
         try:
             load_checkpoint(args.resume)

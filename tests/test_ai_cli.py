@@ -196,3 +196,33 @@ def test_moves_names_the_kick_file_with_a_huge_number(capsys, tmp_path) -> None:
     path.write_text("T.NE=(0,0)(" + "9" * 5000 + ",0)\n")
     err = _refused(["moves", "--piece", "T", "--kicks", str(path)], capsys)
     assert str(path) in err and "more than 6 digits" in err and len(err) < 300
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[weights]\nholes = " + "9" * 400 + "\n", "finite number"),  # float() overflow
+    ("[weights]\nholes = inf\n", "finite number"),  # the search crashed on it
+    ("weights = 3\n", "finite number"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+])
+def test_weight_files_are_checked_before_use(content: str, message: str, capsys, tmp_path) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text(content)
+    for argv in (["bench", "--features", str(path), "--games", "1"], ["train", "--base", str(path)]):
+        err = _status_2(argv, capsys)
+        assert message in err and err.count("\n") == 1, err
+
+
+def test_a_weights_path_must_be_a_small_regular_file(capsys, tmp_path) -> None:
+    link = tmp_path / "zero.toml"
+    link.symlink_to("/dev/zero")
+    assert "not a regular file" in _status_2(["bench", "--features", str(link)], capsys)
+
+
+def _status_2(argv: list[str], capsys) -> str:
+    """Run a command that must fail with status 2 (returned, or from argparse's exit); its stderr."""
+    try:
+        status = main.main(argv)
+    except SystemExit as leaving:
+        status = leaving.code
+    assert status == 2
+    return capsys.readouterr().err
