@@ -12,7 +12,7 @@ from typing import Any
 from game.board import Board
 from game.config import GameConfig
 from game.engine import Game
-from game.handling import Button, Handling
+from game.handling import Button
 from game.pieces import Piece
 
 REPLAY_FORMAT = 1
