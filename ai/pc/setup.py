@@ -1,0 +1,682 @@
+"""The set-up finder: ways to build a target shape from a queue, the build chance over a pattern, and `cover`.
+
+A shape (solution-finder's `setup` semantics) is a field in which every cell is one of
+    X  already filled (part of the field before the build)
+    *  must be filled by the pieces placed
+    +  may be filled (margin): pieces may use it, the build does not need it
+    _  must stay empty
+A queue builds the shape when some placements of its pieces, in an order the queue allows (with hold: any order
+real hold allows, the hold slot starting empty unless given), fill every `*` cell, put no block on a `_` cell,
+and each lie where the move generator of the rules (`ai.pc.movegen`: shifts, kicked turns, soft drop unless
+hard drops only, 180 turns when the rules allow them) can bring that piece from its spawn position in the field
+as it is at that moment. Pieces rest on something (the generator only yields resting positions). The build stops
+as soon as every `*` cell is filled; pieces not needed stay in the queue. No placement may complete a row: line
+clears during a build are not allowed (a shape whose `X` and `*` cells fill a whole row is refused).
+
+Public API (used by `python main.py setup`, scripts/regenerate_setups.py and the guided-practice UI):
+    Shape.from_text(text) / Shape.from_fumen(code, fill="I", margin="O") / shape.mirrored()
+    build_ways(shape, queue, *, hold=None, use_hold=True, rules=None, drop="softdrop", limit=1) -> list[Way]
+    can_build(shape, queue, ...) -> bool
+    build_chance(shape, pattern, ...) -> BuildChance(success, total, rate, failed, ways, elapsed_ms)
+    cover(pattern, shapes: dict[name, Shape], ...) -> CoverResult(names, total, per_queue, any_count, counts)
+    tspin_slots(field_bits, rules, drop) -> list[TSpinSlot]   (full T-spins reachable on a field)
+
+Coordinates: (x, y) of a placement is the rotation cell (TBP / solution-finder convention) with y = 0 the
+bottom row; no rows clear during a build, so every placement is given in the shape's own rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ai.pc.movegen import MASKS, MoveGenerator, for_rules, unpack
+from ai.pc.pattern import Pattern, parse_pattern
+from game.board import WIDTH, Bitboard
+from game.pieces import Piece, Rotation
+from game.rules import Rules
+
+ROW = (1 << WIDTH) - 1
+MAX_HEIGHT = 12  # rows a shape may use (the move generator's bounded field)
+DROPS = ("softdrop", "harddrop", "180")
+
+
+class ShapeError(ValueError):
+    """A shape that cannot be read or searched; the message is one line."""
+
+
+# --- the target shape -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shape:
+    """Cells as bitboards (bit y*10+x): `base` already filled, `must` to fill, `may` margin. Rows 0..height-1."""
+
+    base: Bitboard
+    must: Bitboard
+    may: Bitboard = 0
+
+    def __post_init__(self) -> None:
+        if self.base & self.must or self.base & self.may or self.must & self.may:
+            raise ShapeError("a cell is given two roles (filled, must fill, may fill)")
+        if not self.must:
+            raise ShapeError("the shape has no cell to fill ('*' in text, the fill colour in a fumen)")
+        if (self.base | self.must | self.may) >> (WIDTH * MAX_HEIGHT):
+            raise ShapeError(f"the shape is more than {MAX_HEIGHT} rows high")
+        both = self.base | self.must
+        for y in range(self.height):
+            if (both >> (y * WIDTH)) & ROW == ROW:
+                raise ShapeError(f"row {y} (from the bottom) would be full: line clears during a build "
+                                 "are not supported")
+
+    @property
+    def height(self) -> int:
+        top = (self.base | self.must | self.may).bit_length()
+        return (top + WIDTH - 1) // WIDTH
+
+    @property
+    def allowed(self) -> Bitboard:
+        return self.must | self.may
+
+    @property
+    def built(self) -> Bitboard:
+        """The field once built with no margin cell used."""
+        return self.base | self.must
+
+    @property
+    def pieces_min(self) -> int:
+        return -(-self.must.bit_count() // 4)
+
+    @property
+    def pieces_max(self) -> int:
+        return (self.must | self.may).bit_count() // 4
+
+    @classmethod
+    def from_text(cls, text: str) -> Shape:
+        """Rows top first, 10 cells each: X (or any piece letter, G, #) filled, * must, + may, _ or . empty.
+        Blank lines and '/' separators are ignored."""
+        rows = [r.strip() for r in text.replace("/", "\n").splitlines() if r.strip()]
+        if not rows:
+            raise ShapeError("empty shape")
+        if len(rows) > MAX_HEIGHT:
+            raise ShapeError(f"the shape has {len(rows)} rows; at most {MAX_HEIGHT} are supported")
+        base = must = may = 0
+        for index, row in enumerate(rows):
+            if len(row) != WIDTH:
+                raise ShapeError(f"shape row {index + 1} ({row[:20]!r}) has {len(row)} cells; expected {WIDTH}")
+            y = len(rows) - 1 - index
+            for x, char in enumerate(row):
+                bit = 1 << (y * WIDTH + x)
+                if char == "*":
+                    must |= bit
+                elif char == "+":
+                    may |= bit
+                elif char in "_.":
+                    continue
+                elif char.upper() in "XGIJLOSTZ#":
+                    base |= bit
+                else:
+                    raise ShapeError(f"shape row {index + 1}: unknown cell {char!r} (X * + _)")
+        return cls(base, must, may)
+
+    @classmethod
+    def from_fumen(cls, code: str, *, fill: str = "I", margin: str | None = "O") -> Shape:
+        """The first page of a fumen: cells of colour `fill` must be filled, cells of colour `margin` may be,
+        every other coloured or grey cell is already filled (solution-finder's --fill / --margin)."""
+        from game.fumen import FumenError, decode
+
+        try:
+            page = decode(code.strip(), max_pages=1)[0]
+        except (FumenError, ValueError) as error:
+            raise ShapeError(f"bad fumen: {str(error).splitlines()[0] if str(error) else 'unreadable'}") from None
+        fill_c, margin_c = _colour(fill), (_colour(margin) if margin else None)
+        if fill_c == margin_c:
+            raise ShapeError("the fill and margin colours must differ")
+        base = must = may = 0
+        for y in range(23):
+            for x in range(WIDTH):
+                cell = page.field.at(x, y)
+                if cell == "_":
+                    continue
+                bit = 1 << (y * WIDTH + x)
+                if y >= MAX_HEIGHT:
+                    raise ShapeError(f"the shape is more than {MAX_HEIGHT} rows high")
+                if cell == fill_c:
+                    must |= bit
+                elif cell == margin_c:
+                    may |= bit
+                else:
+                    base |= bit
+        return cls(base, must, may)
+
+    @classmethod
+    def from_built(cls, built: Bitboard, base: Bitboard = 0, may: Bitboard = 0) -> Shape:
+        """A shape from a finished build (every block not in `base` must be filled)."""
+        return cls(base, built & ~base & ~may, may)
+
+    def mirrored(self) -> Shape:
+        return Shape(_mirror(self.base), _mirror(self.must), _mirror(self.may))
+
+    def to_text(self) -> str:
+        rows = []
+        for y in range(self.height - 1, -1, -1):
+            row = ""
+            for x in range(WIDTH):
+                bit = 1 << (y * WIDTH + x)
+                row += "X" if self.base & bit else "*" if self.must & bit else "+" if self.may & bit else "_"
+            rows.append(row)
+        return "\n".join(rows)
+
+
+def _colour(name: str) -> str:
+    letter = name.strip().upper()
+    if letter in ("GRAY", "GREY", "G"):
+        letter = "X"
+    if len(letter) != 1 or letter not in "ILOZTJSX":
+        raise ShapeError(f"unknown colour {name!r}: expected a piece letter I L O Z T J S or X (grey)")
+    return letter
+
+
+def _mirror(bits: Bitboard) -> Bitboard:
+    out = 0
+    y = 0
+    while bits >> (y * WIDTH):
+        row = (bits >> (y * WIDTH)) & ROW
+        flipped = 0
+        for x in range(WIDTH):
+            if row >> x & 1:
+                flipped |= 1 << (WIDTH - 1 - x)
+        out |= flipped << (y * WIDTH)
+        y += 1
+    return out
+
+
+MIRROR_PIECE = {Piece.I: Piece.I, Piece.O: Piece.O, Piece.T: Piece.T, Piece.J: Piece.L, Piece.L: Piece.J,
+                Piece.S: Piece.Z, Piece.Z: Piece.S}
+
+
+# --- results ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One piece of a build: rotation-cell (x, y) in the shape's rows, whether hold was pressed for it, whether a
+    plain hard drop reaches it (no tuck or spin), and its cells."""
+
+    piece: Piece
+    rotation: Rotation
+    x: int
+    y: int
+    hold: bool
+    hard: bool
+    mask: Bitboard
+
+    def as_dict(self) -> dict:
+        return {"piece": self.piece.name, "orientation": self.rotation.tbp_name, "x": self.x, "y": self.y,
+                "hold": self.hold, "hard_drop": self.hard}
+
+
+@dataclass(frozen=True)
+class Way:
+    """A build: the placements in order and the piece left over (in hold or next in the queue), if any."""
+
+    placements: tuple[Placement, ...]
+    leftover: Piece | None
+
+    @property
+    def cells(self) -> Bitboard:
+        out = 0
+        for p in self.placements:
+            out |= p.mask
+        return out
+
+    @property
+    def soft_count(self) -> int:
+        return sum(not p.hard for p in self.placements)
+
+    def as_dict(self) -> dict:
+        return {"placements": [p.as_dict() for p in self.placements],
+                "leftover": self.leftover.name if self.leftover is not None else None}
+
+
+@dataclass
+class BuildChance:
+    success: int
+    total: int
+    failed: list[tuple[Piece, ...]]
+    ways: dict[tuple[Piece, ...], Way | None] = field(default_factory=dict)  # filled on request
+    elapsed_ms: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.success / self.total if self.total else 0.0
+
+
+@dataclass
+class CoverResult:
+    names: list[str]
+    per_queue: list[tuple[tuple[Piece, ...], tuple[str, ...]]]  # each queue and the names it builds
+    elapsed_ms: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return len(self.per_queue)
+
+    @property
+    def any_count(self) -> int:
+        return sum(1 for _, names in self.per_queue if names)
+
+    @property
+    def any_rate(self) -> float:
+        return self.any_count / self.total if self.total else 0.0
+
+    def counts(self) -> dict[str, int]:
+        out = {name: 0 for name in self.names}
+        for _, names in self.per_queue:
+            for name in names:
+                out[name] += 1
+        return out
+
+
+# --- the search ------------------------------------------------------------------------------------------
+def rules_for(drop: str, rules: Rules | None = None) -> tuple[Rules, bool]:
+    """(rules, soft_drop) for a drop mode: softdrop (tucks and spins), harddrop (hard drops only), 180 (soft
+    drop and 180 turns)."""
+    if drop not in DROPS:
+        raise ShapeError(f"unknown drop {drop!r}: expected one of {', '.join(DROPS)}")
+    base = rules or Rules.named("srs")
+    if drop == "180" and not base.allow_180:
+        from dataclasses import replace
+
+        base = replace(base, allow_180=True)
+    return base, drop != "harddrop"
+
+
+class Finder:
+    """Searches one shape under one set of rules (solution-finder's approach).
+
+    1. Arrangements: every set of piece placements (any kinds) that covers all `*` cells, stays inside `*`/`+`
+       cells and leaves no row full; each piece covers at least one `*` cell. Found once each by always covering
+       the lowest `*` cell not yet covered.
+    2. Orders: for each arrangement, every order of its placements in which each piece can be placed when its
+       turn comes (resting on the field as it is then and reachable under the rules), kept as piece-letter
+       strings (`orders`), with the arrangements that give each one.
+    3. A queue builds the shape iff some order that real hold allows (the buffer model of `ai.pc.search`) is
+       in `orders`: at most 2**(n-1) orders per queue, checked by set look-ups.
+    """
+
+    def __init__(self, shape: Shape, rules: Rules, soft_drop: bool, use_hold: bool,
+                 max_counts: dict[Piece, int] | None = None) -> None:
+        """`max_counts`: at most this many of each piece can ever be placed (from the queues to be asked
+        about); arrangements needing more are skipped. None: no limit."""
+        self.shape = shape
+        self.gen: MoveGenerator = for_rules(rules, soft_drop)
+        self.soft_drop = soft_drop
+        self.use_hold = use_hold
+        self.h = shape.height
+        self.keep = shape.pieces_max + (1 if use_hold else 0)
+        self.max_counts = None if max_counts is None else {int(p): n for p, n in max_counts.items()}
+        self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = [
+            a for a in _arrangements(shape) if self._affordable(a)]
+        self.orders: dict[str, list[int]] = {}  # piece letters in build order -> arrangements giving it
+        self.prefixes: set[str] = {""}
+        self._shadow: dict[Bitboard, Bitboard] = {}
+        for number, arrangement in enumerate(self.arrangements):
+            for order in self._orders_of(arrangement):
+                found = self.orders.setdefault(order, [])
+                if len(found) < 8:
+                    found.append(number)
+        for order in self.orders:
+            for k in range(len(order)):
+                self.prefixes.add(order[:k])
+        self._verdict: dict[tuple[str, int | None], bool] = {}
+
+    def _affordable(self, arrangement: tuple) -> bool:
+        if self.max_counts is None:
+            return True
+        counts: dict[int, int] = {}
+        for piece, _, _ in arrangement:
+            counts[piece] = counts.get(piece, 0) + 1
+        return all(n <= self.max_counts.get(piece, 0) for piece, n in counts.items())
+
+    def covers(self, queue: Iterable[Piece], hold: Piece | None = None) -> bool:
+        """Whether `max_counts` allows this queue (a Finder only answers for queues within its limits)."""
+        if self.max_counts is None:
+            return True
+        letters = [Piece(p) for p in queue][: self.keep]
+        counts = _piece_counts([tuple(letters)], hold, self.keep)
+        return all(n <= self.max_counts.get(int(p), 0) for p, n in counts.items())
+
+    # reachability of one placement in a field
+    def _placeable(self, bits: Bitboard, piece: int, mask: Bitboard) -> bool:
+        if not ((mask >> WIDTH) & bits or mask & ROW):  # nothing under it: it would fall
+            return False
+        shadow = self._shadow.get(mask)
+        if shadow is None:
+            shadow = self._shadow[mask] = _shadow(mask, self.h)
+        if not shadow & bits:  # a straight drop from above lands here
+            return True
+        return self.soft_drop and mask in self.gen.mask_set(bits, self.h, piece)
+
+    def _orders_of(self, arrangement: tuple) -> set[str]:
+        """Letters of every buildable order of the arrangement's placements."""
+        base = self.shape.base
+        full = (1 << len(arrangement)) - 1
+        memo: dict[int, set[str]] = {full: {""}}
+
+        def suffixes(subset: int, bits: Bitboard) -> set[str]:
+            known = memo.get(subset)
+            if known is not None:
+                return known
+            out: set[str] = set()
+            for i, (piece, mask, _) in enumerate(arrangement):
+                if not subset >> i & 1 and self._placeable(bits, piece, mask):
+                    letter = _NAMES[piece]
+                    for tail in suffixes(subset | 1 << i, bits | mask):
+                        out.add(letter + tail)
+            memo[subset] = out
+            return out
+
+        return suffixes(0, base)
+
+    def _start(self, letters: str, hold: Piece | None) -> tuple[int, str | None]:
+        if hold is not None and not self.use_hold:
+            raise ShapeError("a hold piece was given but hold is not allowed")
+        if self.use_hold and hold is None and letters:
+            return 1, letters[0]
+        return 0, (hold.name if hold is not None else None)
+
+    def _playable_orders(self, letters: str, hold: Piece | None) -> list[str]:
+        """The orders in `orders` this queue can play (hold as the buffer model), in search order."""
+        idx, held = self._start(letters, hold)
+        found: list[str] = []
+        n = len(letters)
+        orders, prefixes, use_hold = self.orders, self.prefixes, self.use_hold
+
+        def walk(prefix: str, idx: int, held: str | None) -> None:
+            if prefix in orders:
+                found.append(prefix)
+            if prefix not in prefixes:
+                return
+            if not use_hold:
+                if idx < n:
+                    walk(prefix + letters[idx], idx + 1, None)
+                return
+            if idx >= n:
+                if held is not None:
+                    walk(prefix + held, n, None)
+                return
+            nxt = letters[idx]
+            walk(prefix + nxt, idx + 1, held)
+            if held is not None and held != nxt:
+                walk(prefix + held, idx + 1, nxt)
+
+        walk("", idx, held)
+        return found
+
+    def buildable(self, queue: Iterable[Piece], hold: Piece | None = None) -> bool:
+        letters = "".join(Piece(p).name for p in queue)[: self.keep]
+        key = (letters, hold)
+        known = self._verdict.get(key)
+        if known is None:
+            known = self._verdict[key] = bool(self._first_order(letters, hold))
+        return known
+
+    def _first_order(self, letters: str, hold: Piece | None) -> str | None:
+        orders = self._playable_orders(letters, hold)
+        return orders[0] if orders else None
+
+    def ways(self, queue: Iterable[Piece], hold: Piece | None = None, limit: int = 1) -> list[Way]:
+        """Up to `limit` builds (order and placements), the fewest soft-drop placements first."""
+        queue = tuple(Piece(p) for p in queue)
+        letters = "".join(p.name for p in queue)[: self.keep]
+        candidates = []
+        for order in self._playable_orders(letters, hold):
+            for number in self.orders[order]:
+                path = self._path(self.arrangements[number], order)
+                if path is not None:
+                    candidates.append(path)
+        ways, seen = [], set()
+        for path in candidates:
+            key = tuple((piece, mask) for piece, mask, _ in path)
+            if key not in seen:
+                seen.add(key)
+                ways.append(self._to_way(queue, hold, path))
+        ways.sort(key=lambda way: (way.soft_count, sum(p.hold for p in way.placements), len(way.placements)))
+        return ways[:limit]
+
+    def _path(self, arrangement: tuple, order: str) -> list[tuple[int, Bitboard, bool]] | None:
+        """The placements of the arrangement in this order of letters, each placeable in turn (None if not)."""
+        bits = self.shape.base
+        used = 0
+        path = []
+
+        def walk(k: int, bits: Bitboard, used: int) -> bool:
+            if k == len(order):
+                return True
+            for i, (piece, mask, _) in enumerate(arrangement):
+                if not used >> i & 1 and _NAMES[piece] == order[k] and self._placeable(bits, piece, mask):
+                    path.append((piece, mask, not self._shadow[mask] & bits))
+                    if walk(k + 1, bits | mask, used | 1 << i):
+                        return True
+                    path.pop()
+            return False
+
+        return path if walk(0, bits, used) else None
+
+    def _to_way(self, queue: tuple[Piece, ...], hold: Piece | None, path: list) -> Way:
+        placed = [Piece(piece) for piece, _, _ in path]
+        flags, leftover = _hold_flags(queue, hold, placed, self.use_hold)
+        out = []
+        for (piece, mask, hard), flag in zip(path, flags):
+            rot, x, y = _POSE[piece][mask]
+            out.append(Placement(Piece(piece), Rotation(rot), x, y, flag, hard, mask))
+        return Way(tuple(out), leftover)
+
+
+def _shadow(mask: Bitboard, h: int) -> Bitboard:
+    """The cells above `mask` in its columns, up to row h + 3 (what a straight drop passes through)."""
+    out = 0
+    for x in range(WIDTH):
+        top = -1
+        for y in range(h + 4):
+            if mask >> (y * WIDTH + x) & 1:
+                top = y
+        if top >= 0:
+            for y in range(top + 1, h + 4):
+                out |= 1 << (y * WIDTH + x)
+    return out
+
+
+def _build_poses() -> dict[int, dict[Bitboard, tuple[int, int, int]]]:
+    """piece -> cells -> (rotation, x, y) of the rotation cell (the lowest rotation with those cells)."""
+    table: dict[int, dict[Bitboard, tuple[int, int, int]]] = {}
+    for piece in Piece:
+        poses: dict[Bitboard, tuple[int, int, int]] = {}
+        for sid, mask in sorted(MASKS[piece].items()):
+            if mask >> (WIDTH * MAX_HEIGHT) == 0:
+                poses.setdefault(mask, unpack(sid))
+        table[piece] = poses
+    return table
+
+
+_POSE = _build_poses()
+_NAMES = {int(p): p.name for p in Piece}
+# cell index -> every (piece, cells) covering that cell, inside the bounded rows
+_COVERING: dict[int, list[tuple[int, Bitboard]]] = {}
+for _piece, _poses in _POSE.items():
+    for _mask in _poses:
+        _m = _mask
+        while _m:
+            _low = _m & -_m
+            _COVERING.setdefault(_low.bit_length() - 1, []).append((_piece, _mask))
+            _m ^= _low
+
+
+def _arrangements(shape: Shape) -> list[tuple[tuple[int, Bitboard, int], ...]]:
+    """Every set of placements (piece, cells, 0) covering the `*` cells within `*`/`+` cells, each piece on at
+    least one `*` cell, at most pieces_max pieces, and no full row in the result (see Finder)."""
+    must, allowed, base = shape.must, shape.allowed, shape.base
+    out: list[tuple[tuple[int, Bitboard, int], ...]] = []
+    chosen: list[tuple[int, Bitboard, int]] = []
+    rows = range(shape.height)
+
+    def walk(filled: Bitboard) -> None:
+        missing = must & ~filled
+        if not missing:
+            done = base | filled
+            if all((done >> (y * WIDTH)) & ROW != ROW for y in rows):
+                out.append(tuple(chosen))
+            return
+        if len(chosen) >= shape.pieces_max:
+            return
+        cell = (missing & -missing).bit_length() - 1
+        free = allowed & ~filled
+        for piece, mask in _COVERING.get(cell, ()):
+            if mask & free == mask:
+                chosen.append((piece, mask, 0))
+                walk(filled | mask)
+                chosen.pop()
+
+    walk(0)
+    return out
+
+
+_LETTER = {p.name: int(p) for p in Piece}
+
+
+def _hold_flags(queue: tuple[Piece, ...], hold: Piece | None, placed: list[Piece],
+                use_hold: bool) -> tuple[list[bool], Piece | None]:
+    """Per placed piece, whether the hold key was pressed for it, and the piece left over afterwards
+    (the hold piece, else the next in the queue). The order must be one real hold allows."""
+    held, r, flags = hold, 0, []
+    for piece in placed:
+        if r < len(queue) and queue[r] == piece:
+            flags.append(False)
+            r += 1
+        elif use_hold and held == piece:
+            flags.append(True)
+            held = queue[r] if r < len(queue) else None
+            r = min(r + 1, len(queue))
+        elif use_hold and held is None and r + 1 < len(queue) and queue[r + 1] == piece:
+            flags.append(True)
+            held = queue[r]
+            r += 2
+        else:
+            raise AssertionError("order not playable with hold")  # the search only makes playable orders
+    leftover = held if held is not None else (queue[r] if r < len(queue) else None)
+    return flags, leftover
+
+
+# --- the public functions ---------------------------------------------------------------------------------
+def _piece_counts(sequences: Iterable[tuple[Piece, ...]], hold: Piece | None, keep: int) -> dict[Piece, int]:
+    """For each piece, the most copies of it any queue (cut to `keep` pieces, plus the hold piece) holds."""
+    best: dict[Piece, int] = {}
+    for seq in sequences:
+        counts: dict[Piece, int] = {}
+        for p in list(seq)[:keep] + ([hold] if hold is not None else []):
+            counts[p] = counts.get(p, 0) + 1
+        for p, n in counts.items():
+            if n > best.get(p, 0):
+                best[p] = n
+    return best
+
+
+def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, drop: str = "softdrop",
+           queues: Iterable[Iterable[Piece]] | None = None, hold: Piece | None = None) -> Finder:
+    """A Finder for the shape; given the `queues` it will be asked about (and the hold piece), it skips the
+    arrangements no such queue has the pieces for (much faster for bag patterns)."""
+    rules, soft = rules_for(drop, rules)
+    counts = None
+    if queues is not None:
+        keep = shape.pieces_max + (1 if use_hold else 0)
+        counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, keep)
+    return Finder(shape, rules, soft, use_hold, counts)
+
+
+def build_ways(shape: Shape, queue: Iterable[Piece], *, hold: Piece | None = None, use_hold: bool = True,
+               rules: Rules | None = None, drop: str = "softdrop", limit: int = 1) -> list[Way]:
+    """Up to `limit` ways to build `shape` from `queue` (first piece = the piece in play), [] if none."""
+    queue = tuple(Piece(p) for p in queue)
+    return finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=[queue], hold=hold).ways(queue, hold, limit)
+
+
+def can_build(shape: Shape, queue: Iterable[Piece], *, hold: Piece | None = None, use_hold: bool = True,
+              rules: Rules | None = None, drop: str = "softdrop") -> bool:
+    queue = tuple(Piece(p) for p in queue)
+    return finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=[queue], hold=hold).buildable(queue, hold)
+
+
+def _sequences(pattern: str | Pattern | Iterable[Iterable[Piece]]) -> list[tuple[Piece, ...]]:
+    if isinstance(pattern, str):
+        pattern = parse_pattern(pattern)
+    if isinstance(pattern, Pattern):
+        return pattern.sequences()
+    return [tuple(Piece(p) for p in seq) for seq in pattern]
+
+
+def build_chance(shape: Shape, pattern: str | Pattern | Iterable[Iterable[Piece]], *, hold: Piece | None = None,
+                 use_hold: bool = True, rules: Rules | None = None, drop: str = "softdrop",
+                 with_ways: bool = False) -> BuildChance:
+    """For every queue of the pattern, whether it builds the shape (solution-finder `setup`'s success rate)."""
+    started = time.perf_counter()
+    sequences = _sequences(pattern)
+    search = finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=sequences, hold=hold)
+    result = BuildChance(0, len(sequences), [])
+    for seq in sequences:
+        ok = search.buildable(seq, hold)
+        if ok:
+            result.success += 1
+        else:
+            result.failed.append(seq)
+        if with_ways:
+            found = search.ways(seq, hold, 1) if ok else []
+            result.ways[seq] = found[0] if found else None
+    result.elapsed_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def cover(pattern: str | Pattern | Iterable[Iterable[Piece]], shapes: dict[str, Shape], *,
+          hold: Piece | None = None, use_hold: bool = True, rules: Rules | None = None,
+          drop: str = "softdrop") -> CoverResult:
+    """For every queue of the pattern, which of `shapes` (name -> shape) it builds; the chance that at least one
+    can be built is `any_rate` (solution-finder `cover`)."""
+    started = time.perf_counter()
+    sequences = _sequences(pattern)
+    finders = {name: finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=sequences, hold=hold)
+               for name, shape in shapes.items()}
+    per_queue = []
+    for seq in sequences:
+        per_queue.append((seq, tuple(name for name, f in finders.items() if f.buildable(seq, hold))))
+    return CoverResult(list(shapes), per_queue, (time.perf_counter() - started) * 1000)
+
+
+# --- T-spin slots -----------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TSpinSlot:
+    rotation: Rotation
+    x: int
+    y: int
+    lines: int  # rows the spin clears (1 single, 2 double, 3 triple)
+    keys: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return {1: "TSS", 2: "TSD", 3: "TST"}.get(self.lines, f"T-spin {self.lines}")
+
+
+def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "softdrop") -> list[TSpinSlot]:
+    """Every T placement reachable from spawn on this field (the reference movement search, game.finesse) that
+    scores a full T-spin (not a mini) and clears at least one row; most lines first."""
+    from game.finesse import find_placements
+    from game.movement import Spin
+
+    rules, soft = rules_for(drop, rules)
+    out = []
+    for placement in find_placements(bits, Piece.T, rules, soft_drop=soft):
+        if placement.spin is not Spin.FULL:
+            continue
+        after = bits | placement.mask
+        lines = sum(1 for y in range(40) if (after >> (y * WIDTH)) & ROW == ROW)
+        if lines:
+            out.append(TSpinSlot(placement.rotation, placement.x, placement.y, lines,
+                                 tuple(k.value for k in placement.keys)))
+    out.sort(key=lambda s: (-s.lines, len(s.keys)))
+    return out
