@@ -79,7 +79,7 @@ def test_pc_practice_shift_r_replays_the_same_queue_and_r_deals_a_new_one(tmp_pa
         return [scene.game.active.piece, *scene.game.preview(6)]
 
     queue = dealt()
-    assert "R: new queue · Shift+R: same queue" in scene.rules_text  # the keys are on the play screen
+    assert "R new queue   Shift+R same queue" in scene.footer_text  # the keys are on the play screen
     tap(app, "space")
     app.tick()
     tap(app, "shift+r")

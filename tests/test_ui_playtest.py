@@ -450,3 +450,17 @@ def test_pc_practice_results_offer_a_new_queue_and_the_same_one(app, monkeypatch
     fresh = app.scenes.top
     assert fresh.name == "play" and fresh.start.setup == "Empty board, 1st PC"
     assert [fresh.game.active.piece, *fresh.game.preview(6)] != queue
+
+
+def test_a_sprint_with_the_live_pc_overlay_on_is_assisted(ai_app):
+    from ui.modes import SPRINT
+
+    app = ai_app
+    s = app.settings
+    app.settings = s.model_copy(update={"ai": s.ai.model_copy(update={"pc_hints_enabled": True})})
+    play = _start(app, SPRINT)
+    _drop(app, 2)
+    play.end_reason = "finished"
+    _ticks(app, 61)
+    results = app.scenes.top
+    assert results.assist_line == "Assisted run (PC overlay)" and not results.outcome.is_new_best

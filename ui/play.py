@@ -66,7 +66,7 @@ class Popup:
     big: bool = False
 
 
-ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "undo": "undo"}
+ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "pc": "PC overlay", "undo": "undo"}
 # What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
 _RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "faults", "end_reason", "end_clock", "assists",
               "previews")
@@ -167,14 +167,26 @@ class PlayScene(Scene):
 
     @property
     def rules_text(self) -> str:
-        """The rules line under the title, as players read it (PC practice adds its restart keys)."""
-        text = describe_rules(self.rules_key)
-        if self.mode.key == "pc":
-            from ui.input import pretty_key
+        """The rules line under the title, as players read it (kept short: pieces spawn above the field beside
+        it; PC practice's restart keys are in the footer)."""
+        return describe_rules(self.rules_key)
 
-            keys = self.app.keymap.keys_for("restart")
-            key = pretty_key(keys[0]) if keys else "(restart unbound)"
-            text += f"  —  {key}: new queue · Shift+{key}: same queue"
+    @property
+    def footer_text(self) -> str:
+        """The keys line under the field."""
+        from ui.input import pretty_key
+
+        def key(button: str) -> str:
+            keys = self.app.keymap.keys_for(button)
+            return pretty_key(keys[0]) if keys else "(unbound)"
+
+        restart = key("restart")
+        if self.mode.key == "pc":
+            text = f"{key('pause')} pause   {restart} new queue   Shift+{restart} same queue"
+        else:
+            text = f"{key('pause')} pause   {restart} restart"
+        if self.mode.allow_undo:
+            text += f"   {key('undo')} undo   {key('redo')} redo"
         return text
 
     # --- derived numbers ----------------------------------------------------------------------------------
@@ -271,6 +283,8 @@ class PlayScene(Scene):
             self.assists.add("autoplay")
         if self.app.settings.ai.hint_enabled:
             self.assists.add("hint")
+        if coach.pc_on and self.mode.key != "pc":  # PC practice is assisted by design and keeps no best
+            self.assists.add("pc")
         board_before = self.game.board
         level = self.game.level
         self._hard_drop = bool(buttons & Button.HARD_DROP)  # picks the lock sound

@@ -198,11 +198,7 @@ def draw_play(surface: pygame.Surface, scene) -> None:
     R.blit_text(surface, title, lay.title_pos, int(c * 1.1), R.TEXT)
     R.blit_text(surface, scene.rules_text, (lay.title_pos[0], lay.title_pos[1] + int(c * 1.05)),
                 max(10, int(c * 0.55)), R.DIM)
-    keys = scene.app.keymap
-    hint = f"{_key(keys, 'pause')} pause   {_key(keys, 'restart')} restart"
-    if scene.mode.allow_undo:
-        hint += f"   {_key(keys, 'undo')} undo   {_key(keys, 'redo')} redo"
-    R.blit_text(surface, hint, lay.footer_pos, max(10, int(c * 0.6)), R.DIM, "midtop")
+    R.blit_text(surface, scene.footer_text, lay.footer_pos, max(10, int(c * 0.6)), R.DIM, "midtop")
     _draw_banner(surface, scene, lay, c)
 
 
