@@ -1,38 +1,49 @@
-"""Benchmark the perfect-clear solver on the shared solution-finder cases.
+"""Benchmark the perfect-clear solver on the shared solution-finder cases, by group.
 
-    python bench/pc.py [--skip-percent] [--keep-caches]
+    python bench/pc.py [--groups empty,setups,nohold,harddrop,midpc,percent,chance] [--keep-caches]
+    python bench/pc.py --against REV      # the same groups for git revision REV and this tree, interleaved
 
-Prints median / p95 / max time to the first solution per case (all 152 cases, and the 100 empty-field ones
-apart), solution-finder's warm median beside ours (and the ratio), and the time of `percent *p7,TIJL` on the
-empty field. By default every case starts with empty caches (move and tiling memos), so each number is a cold
-search in a warm interpreter, the fair match for solution-finder's warm-JVM figure.
+Groups (thread CPU ms per search, first solution; every case starts with empty caches unless --keep-caches,
+so each number is a cold search in a warm interpreter, the fair match for solution-finder's warm-JVM figure):
+  empty     the 100 empty-field cases (E*), 4 lines, hold, soft drop
+  setups    the 52 set-up cases, hold, soft drop
+  nohold    all 152 cases without hold
+  harddrop  all 152 cases, hard drops only, hold
+  midpc     fields after 3 and 6 placements of the shared solutions, with the rest of the case's queue
+  percent   `*p7,TIJL` on the empty field (one number, thread CPU s)
+  chance    pc_chance at positions of the 7-bag PC loop (ai.pc.loop), no budget, caches kept within a game
+Prints n, solvable count, median / p99 / max, and for `empty`/`setups` solution-finder's warm median.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from ai.pc import movegen, search, tiling
-from ai.pc.api import percent, solve
-from game.fumen import decode
-from game.pieces import parse_queue
-from game.rules import Rules
-
 CASES = ROOT.parent / "shared" / "pc" / "cases.tsv"
+GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "chance")
 
 
 def clear_caches() -> None:
+    from ai.pc import movegen, search, tiling
+
     movegen.for_rules.cache_clear()
     search.searcher_for.cache_clear()
     tiling._MEMO.clear()
+    try:
+        from ai.pc import chance
+
+        chance.store_for.cache_clear()
+    except AttributeError:  # older trees (--against) have no store
+        pass
 
 
 def pct(values: list[float], q: float) -> float:
@@ -40,49 +51,172 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _rows() -> list[dict[str, str]]:
+    return list(csv.DictReader(CASES.open(encoding="utf-8"), delimiter="\t"))
+
+
+def _field(row: dict[str, str]) -> int:
+    from game.fumen import decode
+
+    return decode(row["field_fumen"])[0].field.to_board().bits
+
+
+def _mid_pc(rows: list[dict[str, str]]) -> list[tuple[str, int, int, list, object]]:
+    """(id, field, lines, queue, hold) after 3 and 6 placements of each shared solution: the case's queue with
+    the pieces placed so far taken out (first occurrences), hold empty."""
+    from ai.pc.field import clear_full_rows
+    from game.board import PIECE_MASKS
+    from game.pieces import Piece, Rotation, parse_queue
+
+    out = []
+    for row in rows:
+        if row["solution_ops"] == "NA":
+            continue
+        ops = [op.split(",") for op in row["solution_ops"].split(";")]
+        for k in (3, 6):
+            if k >= len(ops) - 1:
+                continue
+            bits, h = _field(row), int(row["clear_lines"])
+            queue = parse_queue(row["queue"])
+            for name, rot, x, y in ops[:k]:
+                mask = PIECE_MASKS[Piece[name], Rotation.parse(rot), int(x), int(y)]
+                bits, cleared = clear_full_rows(bits | mask, h)
+                h -= cleared
+                queue.remove(Piece[name])
+            out.append((f"{row['case_id']}@{k}", bits, h, queue, None))
+    return out
+
+
+def run_group(name: str, keep_caches: bool) -> dict:
+    """Times of one group in this tree: {'times': [...], 'solvable': n, 'ids': [...]}."""
+    from ai.pc.api import percent, solve
+    from game.pieces import parse_queue
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    solve(0, parse_queue("IJLOSTZIJL"), rules=rules, verify=False)  # warm-up (imports, tables)
+    rows = _rows()
+    if name == "percent":
+        clear_caches()
+        started = time.thread_time()
+        result = percent(0, "*p7,TIJL", rules=rules)
+        return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
+    if name == "chance":
+        return _chance_group()
+    problems = []  # (id, field, lines, queue, hold, use_hold, soft_drop)
+    for row in rows:
+        base = (row["case_id"], _field(row), int(row["clear_lines"]), parse_queue(row["queue"]), None)
+        if name == "empty" and row["setup"] == "empty" or name == "setups" and row["setup"] != "empty":
+            problems.append((*base, True, True))
+        elif name == "nohold":
+            problems.append((*base, False, True))
+        elif name == "harddrop":
+            problems.append((*base, True, False))
+    if name == "midpc":
+        problems = [(*p, True, True) for p in _mid_pc(rows)]
+    times, solvable, ids = [], 0, []
+    for ident, bits, lines, queue, hold, use_hold, soft in problems:
+        if not keep_caches:
+            clear_caches()
+        started = time.thread_time()
+        result = solve(bits, queue, hold=hold, use_hold=use_hold, soft_drop=soft, rules=rules, lines=lines,
+                       verify=False)
+        times.append((time.thread_time() - started) * 1000)
+        solvable += result.solvable
+        ids.append(ident)
+    return {"times": times, "solvable": solvable, "ids": ids}
+
+
+def _chance_group(seeds: tuple[int, ...] = (1, 2)) -> dict:
+    from ai.pc.chance import pc_chance
+    from ai.pc.loop import loop_positions
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    rng = make_randomizer("7bag", 0)
+    positions = []
+    for seed in seeds:
+        positions += [(seed, p) for p in loop_positions(seed, rules=rules)]
+    times, exact, ids = [], 0, []
+    last_seed = None
+    for seed, pos in positions:
+        if seed != last_seed:
+            clear_caches()  # a new game: what a fresh worker knows
+            last_seed = seed
+        started = time.thread_time()
+        result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
+        times.append((time.thread_time() - started) * 1000)
+        exact += not result.approximate
+        ids.append(f"s{seed}pc{pos.pc}k{pos.placed}")
+    return {"times": times, "solvable": exact, "ids": ids}
+
+
+def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) -> str:
+    times = data["times"]
+    if name == "percent":
+        return f"{label:<8}{name:<10}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
+    text = (f"{label:<8}{name:<10}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
+            f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}")
+    if theirs:
+        text += f"   sfinder warm median {statistics.median(theirs):.1f}"
+    return text
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-percent", action="store_true")
+    parser.add_argument("--groups", default=",".join(GROUPS))
     parser.add_argument("--keep-caches", action="store_true")
+    parser.add_argument("--against", metavar="REV", help="also time git revision REV, group by group")
+    parser.add_argument("--json-group", help=argparse.SUPPRESS)  # internal: one group, JSON out
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
     if not CASES.exists():
         print(f"no cases at {CASES}")
         return 1
-    rules = Rules.named("srs")
-    rows = list(csv.DictReader(CASES.open(encoding="utf-8"), delimiter="\t"))
-    solve(0, parse_queue("IJLOSTZIJL"), rules=rules, verify=False)  # warm-up (imports, tables)
-    ours: dict[str, float] = {}
-    wrong = []
-    for row in rows:
-        if not args.keep_caches:
-            clear_caches()
-        field = decode(row["field_fumen"])[0].field.to_board().bits
-        queue = parse_queue(row["queue"])
-        started = time.perf_counter()
-        result = solve(field, queue, rules=rules, lines=int(row["clear_lines"]), use_hold=row["hold"] == "yes",
-                       verify=False)
-        ours[row["case_id"]] = (time.perf_counter() - started) * 1000
-        if result.solvable != (row["pc"] == "yes"):
-            wrong.append(row["case_id"])
-    print(f"cases: {len(rows)}, solvability disagreements: {len(wrong)} {wrong if wrong else ''}")
-    print(f"{'set':<12}{'n':>5}{'median ms':>12}{'p95 ms':>10}{'max ms':>10}{'sfinder warm median':>22}{'ratio':>8}")
-    groups = {"all": rows, "empty": [r for r in rows if r["setup"] == "empty"],
-              "setups": [r for r in rows if r["setup"] != "empty"]}
-    for name, group in groups.items():
-        times = [ours[r["case_id"]] for r in group]
-        theirs = [float(r["harness_ms_warm"]) for r in group]
-        med, their_med = statistics.median(times), statistics.median(theirs)
-        print(f"{name:<12}{len(group):>5}{med:>12.1f}{pct(times, 0.95):>10.1f}{max(times):>10.1f}"
-              f"{their_med:>22.3f}{med / their_med:>8.1f}x")
-    slow = sorted(ours.items(), key=lambda kv: -kv[1])[:5]
-    print("slowest:", ", ".join(f"{k} {v:.0f} ms" for k, v in slow))
-    if not args.skip_percent:
-        clear_caches()
-        started = time.perf_counter()
-        result = percent(0, "*p7,TIJL", rules=rules)
-        took = time.perf_counter() - started
-        print(f"percent *p7,TIJL on the empty field: {result.success}/{result.total} ({result.rate:.2%}) in {took:.1f} s"
-              f"  (solution-finder: 100%, 5.3 s on 2 threads)")
+    if args.json_group:
+        print(json.dumps(run_group(args.json_group, args.keep_caches)))
+        return 0
+    groups = [g for g in args.groups.split(",") if g]
+    trees = [("this", ROOT)]
+    tmp = None
+    if args.against:
+        tmp = tempfile.TemporaryDirectory()
+        old = Path(tmp.name) / "tree"
+        old.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.against], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        (Path(tmp.name) / "shared").symlink_to(ROOT.parent / "shared")
+        # this bench (and the loop positions it uses) run against the old package
+        (old / "bench" / "pc.py").write_text(Path(__file__).read_text())
+        if not (old / "ai" / "pc" / "loop.py").exists():
+            (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
+        trees = [(args.against[:7], old), ("this", ROOT)]
+    rows = _rows()
+    warm = {"empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
+            "setups": [float(r["harness_ms_warm"]) for r in rows if r["setup"] != "empty"]}
+    print(f"{'tree':<8}{'group':<10}{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
+    for name in groups:
+        results = {}
+        for label, tree in trees:
+            if len(trees) == 1:
+                data = run_group(name, args.keep_caches)
+            else:
+                if name == "chance" and tree != ROOT:
+                    continue  # the old live chance takes minutes per position
+                command = [sys.executable, str(tree / "bench" / "pc.py"), "--json-group", name]
+                if args.keep_caches:
+                    command.append("--keep-caches")
+                out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
+                data = json.loads(out.stdout.strip().splitlines()[-1])
+            results[label] = data
+            print(_line(label, name, data, warm.get(name)), flush=True)
+        if len(results) == 2:
+            old_data, new_data = results.values()
+            if old_data["solvable"] != new_data["solvable"] and name != "chance":
+                print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
+    if tmp is not None:
+        tmp.cleanup()
     return 0
 
 
