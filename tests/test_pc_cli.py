@@ -229,3 +229,11 @@ def test_closed_pipe_and_full_disk_end_cleanly(argv: list[str], tmp_path) -> Non
                               text=True, check=False)
     assert done.returncode == 1
     assert done.stderr == "error: cannot write the output: No space left on device\n"
+
+
+def test_text_output_keeps_only_the_failures_it_shows(capsys) -> None:
+    code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "*p4,*p3", "--max-queues", "6000"], capsys)
+    assert code == 0
+    fail_line = out.splitlines()[1]
+    assert fail_line.startswith("fail (59460): ") and fail_line.endswith(" ...")
+    assert len(fail_line.split(": ", 1)[1].split()) == 50 + 1  # 50 queues and the "..."

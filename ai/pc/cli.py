@@ -45,6 +45,7 @@ DEFAULT_MAX_QUEUES = 20_000  # distinct queues a --percent run searches without 
 MAX_QUEUES_CAP = 2_000_000  # the pattern reader's own cap
 PERCENT_CHUNK = 5_040  # distinct queues per solver call: big enough to share work, small enough for memory
 FIELD_FILE_BYTES = 1_000_000
+FAILURES_SHOWN = 50  # failed queues listed by the text output (--json lists them all)
 
 
 class _InputError(Exception):
@@ -184,17 +185,18 @@ def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
     if work > args.max_queues:
         raise _InputError(f"pattern {text!r} needs {work:,} distinct queues searched (a few ms "
                           f"each), more than --max-queues {args.max_queues:,}; raise --max-queues to run it anyway")
+    shown_failures = None if args.json else FAILURES_SHOWN  # the text output lists only the first ones
     result = _percent_in_chunks(bits, pattern, cut, keep, work, dict(
-        hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines))
+        hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines), shown_failures)
     failed = ["".join(p.name for p in seq) for seq in result.failed]
     if args.json:
         print(json.dumps({"success": result.success, "total": result.total, "rate": result.rate,
                           "failed": failed, "elapsed_ms": round(result.elapsed_ms, 3)}))
         return 0
     print(f"success: {result.rate * 100:.2f}% ({result.success}/{result.total}) in {result.elapsed_ms:.0f} ms")
-    if failed:
-        shown = failed[:50]
-        print(f"fail ({len(failed)}): " + " ".join(shown) + (" ..." if len(failed) > len(shown) else ""))
+    failures = result.total - result.success
+    if failures:
+        print(f"fail ({failures}): " + " ".join(failed) + (" ..." if failures > len(failed) else ""))
     return 0
 
 
@@ -217,9 +219,10 @@ def _cut(pattern, keep: int | None):
     return Pattern(pattern.text, tuple(alternatives))
 
 
-def _percent_in_chunks(bits, pattern, cut, keep, work, options):
+def _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed: int | None = None):
     """api.percent over the distinct cut queues, PERCENT_CHUNK at a time, then every queue of the pattern
-    counted by its prefix. The same counts as one api.percent call over the whole pattern."""
+    counted by its prefix. The same counts as one api.percent call over the whole pattern; with `keep_failed`,
+    only that many failed queues are kept (memory then stays small however many fail)."""
     import itertools
     import time
 
@@ -244,7 +247,7 @@ def _percent_in_chunks(bits, pattern, cut, keep, work, options):
         total += 1
         if (seq if keep is None else seq[:keep]) in won:
             success += 1
-        else:
+        elif keep_failed is None or len(failed) < keep_failed:
             failed.append(seq)
     return PercentResult(success, total, failed, (time.perf_counter() - started) * 1000, truncated)
 
