@@ -234,6 +234,10 @@ def test_closed_pipe_and_full_disk_end_cleanly(argv: list[str], tmp_path) -> Non
 def test_text_output_keeps_only_the_failures_it_shows(capsys) -> None:
     code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "*p4,*p3", "--max-queues", "6000"], capsys)
     assert code == 0
+    import re
+
+    success, total = map(int, re.search(r"\((\d+)/(\d+)\)", out.splitlines()[0]).groups())
+    assert total == 176_400 and 50 < total - success < total
     fail_line = out.splitlines()[1]
-    assert fail_line.startswith("fail (59460): ") and fail_line.endswith(" ...")
+    assert fail_line.startswith(f"fail ({total - success}): ") and fail_line.endswith(" ...")
     assert len(fail_line.split(": ", 1)[1].split()) == 50 + 1  # 50 queues and the "..."
