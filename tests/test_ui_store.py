@@ -147,7 +147,7 @@ def test_a_version_2_database_is_migrated_and_its_games_still_read(tmp_path):
     assert store.best("sprint", "srs 7bag").seconds == 80.5
     assert store.best("marathon", "srs 7bag") is None  # a marathon that stopped at 63 lines was never a best
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     conn.close()
 
 

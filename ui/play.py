@@ -420,6 +420,20 @@ class PlayScene(Scene):
             self.pc_attempts.append(PcAttempt(False, (game.ticks - self.pc_window_start) / 60, game.stats.pieces,
                                               self.pc_window_start))
 
+    def save_replay(self, game_id: int | None) -> str | None:
+        """Keep the run as a replay beside the history (replays/<id>.json); the problem if it cannot be."""
+        from game.replay import Replay
+        from ui.store import StoreUnavailable
+
+        store = self.app.store
+        if store is None or game_id is None:
+            return None
+        try:
+            store.save_replay(game_id, Replay.from_game(self.game).to_json())
+        except StoreUnavailable as error:
+            return str(error)
+        return None
+
     def finish(self) -> None:
         """Save the run (once) and show the results."""
         from ui.menus import ResultsScene
@@ -427,6 +441,8 @@ class PlayScene(Scene):
         outcome, problem = (None, None)
         if not self.saved and self.game.stats.pieces > 0:
             outcome, problem = self.app.save_record(self.record())
+            if outcome is not None:
+                problem = self.save_replay(outcome.record.id) or problem
             self._record_open_attempt()
             self._save_attempts()
             self.saved = True

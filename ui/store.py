@@ -25,7 +25,7 @@ from pathlib import Path
 
 DATA_DIR_ENV = "STACKCOACH_DATA_DIR"
 FILE_NAME = "history.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 LOCK_TIMEOUT_S = 0.5  # a locked database is reported quickly instead of freezing the game
 
 _SCHEMA = """
@@ -64,7 +64,17 @@ _SCHEMA_V3 = """
 ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN ending TEXT
 """
-_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2, 3: _SCHEMA_V3}  # version -> statements that bring version - 1 up to it
+# Version 4: the coach's review of a run (its replay is the file replays/<id>.json beside the database), kept
+# with the key of the engine that computed it (weights, depth, version): a review is reused only by that engine.
+_SCHEMA_V4 = """
+CREATE TABLE IF NOT EXISTS reviews (
+    game_id     INTEGER PRIMARY KEY,
+    engine      TEXT    NOT NULL,
+    accuracy    REAL,                   -- NULL when no placement could be rated
+    data        TEXT    NOT NULL        -- the review as JSON (ai.review.GameReview.to_dict)
+)
+"""
+_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4}  # version -> statements that bring version - 1 up to it
 
 # Columns per table and the SQLite types a valid value may have ("null" only where NULL is allowed), and the
 # schema version that introduced each; a file whose tables differ from this is not used.
@@ -79,7 +89,12 @@ _PC_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
     "id": (2, ("integer",)), "setup": (2, ("text",)), "rules": (2, ("text",)), "success": (2, ("integer",)),
     "seconds": (2, ("real", "integer")), "played_at": (2, ("text",)),
 }
-_TABLES = {"games": (1, _GAMES_COLUMNS), "pc_attempts": (2, _PC_COLUMNS)}
+_REVIEW_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "game_id": (4, ("integer",)), "engine": (4, ("text",)), "accuracy": (4, ("real", "integer", "null")),
+    "data": (4, ("text",)),
+}
+_TABLES = {"games": (1, _GAMES_COLUMNS), "pc_attempts": (2, _PC_COLUMNS), "reviews": (4, _REVIEW_COLUMNS)}
+REPLAY_FOLDER = "replays"
 ENDINGS = ("finished", "topout", "ended")  # goal reached; topped out; the player ended it
 
 # mode -> (column, direction) deciding the personal best; modes not listed have none.
@@ -370,3 +385,64 @@ class HistoryStore:
                 f"avg(CASE WHEN success = 1 THEN seconds END) AS per_pc FROM pc_attempts WHERE {where}",
                 args).fetchone()
         return PcStats(setup, int(row["attempts"]), int(row["pcs"]), row["per_pc"])
+
+    # --- replays and reviews (schema 4) -----------------------------------------------------------------------
+    def replay_path(self, game_id: int) -> Path:
+        """Where the replay of run `game_id` is kept: replays/<id>.json beside the database."""
+        return self.path.parent / REPLAY_FOLDER / f"{int(game_id)}.json"
+
+    def save_replay(self, game_id: int, text: str) -> Path:
+        """Write a run's replay (JSON text) next to the database; StoreUnavailable if the folder cannot be used."""
+        path = self.replay_path(game_id)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(".part")
+            partial.write_text(text, encoding="utf-8")
+            partial.replace(path)
+        except OSError as error:
+            raise StoreUnavailable(f"the replay of run {game_id} cannot be saved in {path.parent} "
+                                   f"({error.strerror or error})") from error
+        return path
+
+    def has_replay(self, game_id: int) -> bool:
+        return self.replay_path(game_id).is_file()
+
+    def game(self, game_id: int) -> GameRecord | None:
+        with self._connect() as conn:
+            row = conn.execute(f"SELECT {self._COLUMNS} FROM games WHERE id = ?", (int(game_id),)).fetchone()
+        return self._row(row) if row else None
+
+    def runs(self, mode: str | None = None, limit: int = 200) -> list[GameRecord]:
+        """Runs newest first (all modes, or one), for the history list and the progress plots."""
+        return self.recent(limit, mode)
+
+    def cached_review(self, game_id: int) -> tuple[str, str] | None:
+        """(engine key, review JSON) stored for a run, or None."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT engine, data FROM reviews WHERE game_id = ?", (int(game_id),)).fetchone()
+        if row is None or not isinstance(row["engine"], str) or not isinstance(row["data"], str):
+            return None
+        return row["engine"], row["data"]
+
+    def save_review(self, game_id: int, engine: str, accuracy: float | None, data: str) -> None:
+        """Keep a run's review (replacing one made by another engine) in one transaction."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("INSERT OR REPLACE INTO reviews (game_id, engine, accuracy, data) VALUES (?, ?, ?, ?)",
+                             (int(game_id), engine, accuracy, data))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def accuracies(self, game_ids: list[int]) -> dict[int, float]:
+        """Accuracy of each reviewed run among `game_ids` (runs not reviewed are left out)."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self._connect() as conn:
+            rows = conn.execute(f"SELECT game_id, accuracy FROM reviews WHERE game_id IN ({marks}) "
+                                "AND accuracy IS NOT NULL", [int(i) for i in game_ids]).fetchall()
+        return {int(row["game_id"]): float(row["accuracy"]) for row in rows}
