@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("ai.train", "tune evaluation weights with the noisy cross-entropy method"),
     "tbp": ("ai.tbp", "run the engine as a Tetris Bot Protocol bot on stdin/stdout"),
     "coach": ("ai.coach_cli", "what the coach panel shows for a position (PC advice and chance, or the hint)"),
+    "review": ("ai.review_cli", "the coach's review of a game: each placement classed against the engine, accuracy"),
     "setup": ("ai.setup_cli", "ways to build a set-up shape from a pattern's queues, its build chance, and --cover"),
 }
 

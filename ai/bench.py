@@ -258,7 +258,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", choices=RULE_PROTOCOLS, default="guideline")
     parser.add_argument("--max-pieces", type=int, default=500, help="cap per game (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed + i")
-    parser.add_argument("--engine", choices=("beam", "mcts"), default="beam")
+    parser.add_argument("--engine", choices=("beam", "mcts", "random"), default="beam",
+                        help="random: a uniformly random legal placement of the piece in play (the weak player)")
+    parser.add_argument("--replay-dir", metavar="DIR", default=None,
+                        help="play on the timed game through key presses and save each game there as a replay "
+                        "(game-SEED.json) that `review` reads (guideline rules; beam or random)")
     parser.add_argument("--budget-ms", type=float, default=None,
                         help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)")
     parser.add_argument("--height", type=int, default=20,
@@ -317,6 +321,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     features = args.features or ("dellacherie" if args.rules == "classic" else "modern")
+    if args.replay_dir is not None or args.engine == "random":
+        return _run_recorded(args, features)
     rows = []
     for i in range(args.games):
         stats = play_game(args.rules, features, seed=args.seed + i, max_pieces=args.max_pieces, lookahead=lookahead,
@@ -333,6 +339,55 @@ def run(args: argparse.Namespace) -> int:
     print(file=sys.stderr)
     print(f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
           f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else ""))
+    print("  ".join(f"{c:>10}" for c in columns))
+    for row in rows:
+        print("  ".join(f"{row[c]!s:>10}" for c in columns))
+    print("  ".join(f"{'mean' if c == 'seed' else str(mean[c]):>10}" for c in columns))
+    return 0
+
+
+def _run_recorded(args: argparse.Namespace, features: str) -> int:
+    """--replay-dir / --engine random: seeded games on the timed engine (ai.recorded), saved as replays."""
+    from ai.recorded import play_recorded
+    from ai.search import Budget
+
+    if args.rules != "guideline" or args.engine == "mcts":
+        print("error: --replay-dir and --engine random play guideline rules with the beam engine or random placements",
+              file=sys.stderr)
+        return 2
+    folder = Path(args.replay_dir) if args.replay_dir is not None else None
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"error: cannot use --replay-dir {folder}: {error.strerror or error}", file=sys.stderr)
+            return 2
+    budget = Budget(time_ms=args.budget_ms) if args.budget_ms is not None else None
+    rows = []
+    for i in range(args.games):
+        seed = args.seed + i
+        started = time.perf_counter()
+        played = play_recorded(args.engine, seed, max_pieces=args.max_pieces, budget=budget, weights=features)
+        game = played.replay.play()
+        stats = GameStats(seed, lines=game.stats.lines, pieces=game.stats.pieces, attack=game.stats.attack,
+                          tspins=game.stats.tspins, perfect_clears=game.stats.perfect_clears,
+                          clears=game.stats.line_clears, b2b_clears=game.stats.b2b_clears, topped_out=game.over,
+                          seconds=time.perf_counter() - started)
+        if folder is not None:
+            try:
+                played.replay.save(folder / f"game-{seed}.json")
+            except OSError as error:
+                print(f"error: cannot write to --replay-dir {folder}: {error.strerror or error}", file=sys.stderr)
+                return 2
+        rows.append(stats.summary())
+    mean = _mean(rows)
+    if args.json:
+        print(json.dumps({"rules": args.rules, "features": features, "engine": args.engine,
+                          "max_pieces": args.max_pieces, "replay_dir": args.replay_dir, "games": rows, "mean": mean}))
+        return 0
+    columns = list(rows[0])
+    print(f"{args.rules} rules on the timed game, engine {args.engine}, cap {args.max_pieces} pieces"
+          + (f", replays in {folder}" if folder is not None else ""))
     print("  ".join(f"{c:>10}" for c in columns))
     for row in rows:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))
