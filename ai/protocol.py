@@ -222,3 +222,30 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
         advice = f"{move_advice(best)} as shown (keeps the chance highest)" if best is not None else ""
         return PcPanel("possible", "no PC with the pieces shown yet", advice, answer.chance, chance_text, best, ())
     return PcPanel("unknown", "no PC with the pieces shown yet", "", answer.chance, chance_text, None, ())
+
+
+# --- game review (UI -> worker -> UI) ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReviewRequest:
+    """Review a replay (its JSON text, as saved). `cached`: a review JSON computed before, sent back as the answer
+    when the worker's engine key still matches it (else the review is computed again)."""
+
+    generation: int
+    replay: str
+    cached: str = ""
+    depth: int = 6
+
+
+@dataclass(frozen=True)
+class ReviewAnswer:
+    """Progress of a review: the placements reviewed since the last answer (dicts as in `review --json`), then a
+    final answer carrying the whole review as JSON and the key of the engine that made it."""
+
+    generation: int
+    done: int
+    total: int
+    placements: tuple[dict[str, Any], ...] = ()
+    final: bool = False
+    review: str = ""
+    engine: str = ""
+    accuracy: float | None = None

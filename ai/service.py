@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
+from ai.protocol import ReviewAnswer, ReviewRequest
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
 from game.rules import Rules, per_rules
@@ -178,8 +179,59 @@ def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[An
         _suggest(request, should_stop, send)
     elif isinstance(request, PcRequest):
         _solve_pc(request, should_stop, send)
+    elif isinstance(request, ReviewRequest):
+        _review(request, should_stop, send)
     else:
         raise RequestError(f"unknown request {type(request).__name__}")
+
+
+REVIEW_PROGRESS_S = 0.1  # placements reviewed are sent in batches at most this often (first one at once)
+
+
+def _review(request: ReviewRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    """Stream a replay's review (ai.review), placement by placement; a cached review of the same engine is
+    answered as is. Values do not depend on whether the compiled kernels are loaded yet (tested equal)."""
+    import json
+
+    from ai.review import GameReview, engine_key, make_review_engine, review_turns, turns_of
+    from game.replay import Replay, ReplayError
+
+    if type(request.generation) is not int or not isinstance(request.replay, str) \
+            or not isinstance(request.cached, str) or type(request.depth) is not int or not 1 <= request.depth <= 6:
+        raise RequestError("a review needs the replay's text, a cached review's text and a depth of 1..6")
+    key = engine_key(depth=request.depth)
+    if request.cached:
+        try:
+            cached = json.loads(request.cached)
+        except ValueError:
+            cached = None
+        if isinstance(cached, dict) and cached.get("engine") == key and \
+                len(cached.get("placements", ())) == cached.get("placements_total"):
+            total = cached["placements_total"]
+            send(ReviewAnswer(request.generation, total, total, final=True, review=request.cached, engine=key,
+                              accuracy=cached.get("accuracy")))
+            return
+    try:
+        replay = Replay.from_json(request.replay)
+    except ReplayError as error:
+        raise RequestError(f"the replay cannot be reviewed: {error}") from None
+    turns = turns_of(replay)
+    review = GameReview(key, total=len(turns))
+    engine = make_review_engine(replay.config.rules, depth=request.depth, accelerate=kernels_ready())
+    batch: list = []
+    sent_at = 0.0
+    for item in review_turns(turns, replay.config.rules, engine=engine, should_stop=should_stop):
+        review.placements.append(item)
+        batch.append(item.to_dict())
+        now = time.perf_counter()
+        if now - sent_at >= REVIEW_PROGRESS_S or len(review.placements) == len(turns):
+            send(ReviewAnswer(request.generation, len(review.placements), len(turns), tuple(batch)))
+            batch, sent_at = [], now
+    if should_stop():
+        return
+    data = review.to_dict()
+    send(ReviewAnswer(request.generation, len(turns), len(turns), final=True, review=json.dumps(data), engine=key,
+                      accuracy=data["accuracy"]))
 
 
 def suggest_moves(snapshot: Snapshot, budget_ms: float) -> list[Move]:

@@ -485,16 +485,23 @@ def how_it_ended(record: GameRecord) -> str:
 
 
 class StatsScene(Scene):
-    """Per mode and rules: games, pieces, lines and the personal best; then the recent games, each with how
-    it ended and whether it was assisted."""
+    """Per mode and rules: games, pieces, lines and the personal best; below, the runs newest first (filter by
+    mode with ←/→, choose with ↑/↓, Enter opens the review of a run that has a replay) and the progress plots of
+    the mode in view (ui.progress)."""
 
     name = "stats"
+    FILTERS: tuple[str | None, ...] = (None, *(m.key for m in MODES))
+    ROWS = 15
 
     def __init__(self, app) -> None:
         super().__init__(app)
         self.summary: list[dict] = []
         self.recent: list[GameRecord] = []
+        self.accuracies: dict[int, float] = {}
         self.problem: str | None = None
+        self.notice: str = ""
+        self.filter = 0
+        self.selected = 0
 
     def on_enter(self) -> None:
         store = self.app.store
@@ -503,10 +510,39 @@ class StatsScene(Scene):
             return
         try:
             self.summary = store.summary()
-            self.recent = store.recent(12)
+            self.recent = store.runs(limit=300)
+            self.accuracies = store.accuracies([r.id for r in self.recent if r.id is not None])
         except StoreUnavailable as error:
             self.problem = str(error)
             self.app.store_failed(str(error))
+
+    @property
+    def mode_filter(self) -> str | None:
+        return self.FILTERS[self.filter]
+
+    def runs(self) -> list[GameRecord]:
+        """The runs listed, newest first, under the mode filter."""
+        mode = self.mode_filter
+        return [r for r in self.recent if mode is None or r.mode == mode]
+
+    @property
+    def selected_run(self) -> GameRecord | None:
+        runs = self.runs()
+        return runs[self.selected] if 0 <= self.selected < len(runs) else None
+
+    @property
+    def plot_mode(self) -> str | None:
+        """The mode the plots are about: the filter's, or the chosen run's when all modes are listed."""
+        if self.mode_filter is not None:
+            return self.mode_filter
+        run = self.selected_run
+        return run.mode if run is not None else None
+
+    def plots(self):
+        from ui.progress import progress_series
+
+        mode = self.plot_mode
+        return progress_series(self.recent, self.accuracies, mode) if mode is not None else []
 
     def summary_rows(self) -> list[tuple[str, str, str, str, str]]:
         """(mode and rules, games, pieces, lines, personal best) per group, as the table shows them."""
@@ -514,48 +550,122 @@ class StatsScene(Scene):
                  f"{e['pieces']}", f"{e['lines']}", best_text(e["mode"], e["best"])) for e in self.summary[:8]]
 
     def recent_rows(self) -> list[tuple[str, str]]:
-        """(the game's numbers, how it ended) per recent game, newest first."""
-        return [(f"{r.played_at[:16].replace('T', ' ')}   {_TITLES.get(r.mode, r.mode):<10}  "
-                 f"{_fmt_time(r.seconds)}   {r.pieces} pcs   {r.lines} lines   {r.pps:.2f} PPS   "
-                 f"{r.apm:.1f} APM   finesse {r.finesse}", how_it_ended(r)) for r in self.recent]
+        """(the game's numbers, how it ended) per listed run, newest first."""
+        rows = []
+        for r in self.runs():
+            accuracy = self.accuracies.get(r.id) if r.id is not None else None
+            rows.append((f"{r.played_at[:16].replace('T', ' ')}  {_TITLES.get(r.mode, r.mode):<10} "
+                         f"{_fmt_time(r.seconds)}  {r.pieces} pcs  {r.pps:.2f} PPS  finesse {r.finesse}"
+                         + (f"  {accuracy:.0f}%" if accuracy is not None else ""), how_it_ended(r)))
+        return rows
+
+    def open_selected(self) -> None:
+        run = self.selected_run
+        store = self.app.store
+        if run is None or store is None or run.id is None:
+            return
+        path = store.replay_path(run.id)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            self.notice = "no replay was kept for this run (played before replays were kept)"
+            return
+        from ui.review import ReviewScene
+
+        title = f"Review — {_TITLES.get(run.mode, run.mode)}, {run.played_at[:16].replace('T', ' ')}"
+        self.notice = ""
+        self.app.scenes.push(ReviewScene(self.app, text, game_id=run.id, title=title))
 
     def handle(self, event) -> None:
-        if (event.type == pygame.KEYDOWN and event.key in (pygame.K_ESCAPE, pygame.K_RETURN, pygame.K_BACKSPACE)
-                or event.type == pygame.MOUSEBUTTONDOWN):
-            self.app.scenes.pop()
+        if event.type == pygame.KEYDOWN:
+            count = len(self.runs())
+            if event.key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):
+                self.app.scenes.pop()
+            elif event.key == pygame.K_DOWN and count:
+                self.selected = min(count - 1, self.selected + 1)
+            elif event.key == pygame.K_UP and count:
+                self.selected = max(0, self.selected - 1)
+            elif event.key in (pygame.K_RIGHT, pygame.K_TAB):
+                self.filter = (self.filter + 1) % len(self.FILTERS)
+                self.selected = 0
+            elif event.key == pygame.K_LEFT:
+                self.filter = (self.filter - 1) % len(self.FILTERS)
+                self.selected = 0
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.open_selected()
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            view = R.View(pygame.display.get_surface().get_size())
+            for row in range(self.ROWS):
+                if view.rect(80, self._list_top + 26 + 22 * row, 600, 22).collidepoint(event.pos):
+                    index = self._first + row
+                    if index == self.selected:
+                        self.open_selected()
+                    elif index < len(self.runs()):
+                        self.selected = index
+                    return
+
+    @property
+    def _first(self) -> int:
+        return max(0, self.selected - self.ROWS + 1)
+
+    @property
+    def _list_top(self) -> int:
+        return 120 + 26 * min(4, len(self.summary)) + 30
 
     def draw(self, surface: pygame.Surface) -> None:
         view = R.View(surface.get_size())
         surface.fill(R.BG)
-        R.blit_text(surface, "Stats", view.pt(80, 50), view.font_size(64), R.ACCENT)
+        R.blit_text(surface, "Stats", view.pt(80, 30), view.font_size(56), R.ACCENT)
         if self.problem:
             draw_messages(surface, view, [(self.problem, R.BAD)], 80, 130, 1100)
             return
-        size = view.font_size(22)
-        y = 130
+        size = view.font_size(20)
+        y = 96
         columns = ((700, "games"), (790, "pieces"), (870, "lines"))
         R.blit_text(surface, "Mode (rules)", view.pt(80, y), size, R.DIM)
         for x, title in columns:
             R.blit_text(surface, title, view.pt(x, y), size, R.DIM, "topright")
         R.blit_text(surface, "personal best (unassisted)", view.pt(900, y), size, R.DIM)
-        for label, *numbers, best in self.summary_rows():
-            y += 28
+        for label, *numbers, best in self.summary_rows()[:4]:
+            y += 26
             R.blit_text(surface, label, view.pt(80, y), size, R.TEXT)
             for (x, _), number in zip(columns, numbers, strict=True):
                 R.blit_text(surface, number, view.pt(x, y), size, R.TEXT, "topright")
             R.blit_text(surface, best, view.pt(900, y), size, R.GOOD)
         if not self.summary:
             R.blit_text(surface, "No games yet — finish a run and it shows up here.", view.pt(80, y + 30), size, R.DIM)
-        y = max(y + 60, 400)
-        R.blit_text(surface, "Recent games", view.pt(80, y), view.font_size(30), R.TEXT)
-        for line, ending in self.recent_rows():
-            y += 24
-            if y > 690:
-                break
-            R.blit_text(surface, line, view.pt(80, y), size, R.DIM)
-            R.blit_text(surface, ending, view.pt(1200, y), size, R.BAD if "assisted" in ending else R.DIM,
-                        "topright")
-        R.blit_text(surface, "Esc back", view.pt(1200, 690), size, R.DIM, "topright")
+            return
+        top = self._list_top
+        x = 80
+        for i, key in enumerate(self.FILTERS):
+            label = "All" if key is None else _TITLES.get(key, key)
+            rect = R.blit_text(surface, label, view.pt(x, top), view.font_size(22),
+                               R.ACCENT if i == self.filter else R.DIM)
+            x += rect.w / view.k + 22
+        rows = self.recent_rows()
+        small = view.font_size(18)
+        for row, (line, ending) in enumerate(rows[self._first:self._first + self.ROWS]):
+            index = self._first + row
+            y = top + 26 + 22 * row
+            if index == self.selected:
+                pygame.draw.rect(surface, R.PANEL, view.rect(74, y - 2, 606, 22))
+                pygame.draw.rect(surface, R.ACCENT, view.rect(74, y - 2, 606, 22), 1)
+            R.blit_text(surface, line, view.pt(80, y), small, R.TEXT if index == self.selected else R.DIM)
+            R.blit_text(surface, ending, view.pt(676, y), small, R.BAD if "assisted" in ending else R.DIM, "topright")
+        if not rows:
+            R.blit_text(surface, "No runs in this mode yet.", view.pt(80, top + 30), size, R.DIM)
+        from ui.progress import PLOT_RUNS, draw_series
+
+        mode = self.plot_mode
+        if mode is not None:
+            R.blit_text(surface, f"Progress — {_TITLES.get(mode, mode)}, last {PLOT_RUNS} runs", view.pt(710, top),
+                        view.font_size(22), R.TEXT)
+            runs = min(PLOT_RUNS, sum(1 for r in self.recent if r.mode == mode and r.pieces > 0))
+            for i, series in enumerate(self.plots()):
+                px, py = 710 + (i % 2) * 265, top + 30 + (i // 2) * ((690 - top - 40) // 3)
+                draw_series(surface, view, series, px, py, 250, (690 - top - 40) // 3 - 10, runs)
+        footer = self.notice or "↑/↓ choose a run   Enter review it   ←/→ mode   Esc back"
+        R.blit_text(surface, footer, view.pt(80, 700), size, R.BAD if self.notice else R.DIM, "bottomleft")
 
 
 def __getattr__(name: str):

@@ -24,17 +24,19 @@ from ai.protocol import (
     PcRequest,
     Pong,
     Request,
+    ReviewAnswer,
+    ReviewRequest,
     Suggestion,
     SuggestRequest,
     WorkerFailure,
 )
 from ai.worker import serve, start_process, stop_process
 
-KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc"}
+KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc", ReviewRequest: "review"}
 # After a partial answer the worker may think for this long before its next word (the PC chance search gives
 # up after ai.pc_service.CHANCE_LIMIT_MS).
 STREAMING_PATIENCE_S = 30.0
-ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc"}
+ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc", ReviewAnswer: "review"}
 
 
 def _unsendable(request: Request) -> str | None:
@@ -187,6 +189,12 @@ class WorkerClient:
     def solve_pc(self, snapshot, **options: Any) -> int:
         generation = self._generations.next("pc")
         self._send(PcRequest(generation, snapshot, **options))
+        return generation
+
+    def review(self, replay: str, **options: Any) -> int:
+        """Ask for a replay's review (ReviewAnswer messages stream back: progress, then the whole review)."""
+        generation = self._generations.next("review")
+        self._send(ReviewRequest(generation, replay, **options))
         return generation
 
     def forget(self, kind: str) -> None:

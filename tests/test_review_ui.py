@@ -1,0 +1,178 @@
+"""The review screen and the Stats screen, driven by keys as a player does, checked on the values they draw."""
+
+from __future__ import annotations
+
+import os
+import time
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+import ai.service
+from ai.review import review_replay
+from game.replay import Replay
+from ui.testing import tap
+from ui.worker_client import WorkerClient, spawn_thread_worker
+
+
+@pytest.fixture
+def ai_app(app):
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
+    return app
+
+
+def _run_until(app, condition, timeout_s: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.tick()
+        if condition():
+            return True
+        time.sleep(0.002)
+    return False
+
+
+def _play_and_end(app, mode, moves: list[list[str]]):
+    """Start a run, play each piece's keys, end it from the pause menu; returns the saved run."""
+    from ui.menus import TitleScene
+    from ui.play import PlayScene
+
+    app.scenes.reset(TitleScene(app))
+    play = PlayScene(app, mode, seed=9)
+    app.scenes.push(play)
+    for _ in range(play.countdown + 1):
+        app.tick()
+    for keys in moves:
+        for key in keys:
+            tap(app, key)
+            app.tick()
+            app.tick()
+    tap(app, "escape")
+    pause = app.scenes.top
+    labels = [item.label for item in pause.menu.items]
+    for _ in range(labels.index("End run (results)")):
+        tap(app, "down")
+    tap(app, "return")
+    return app.store.recent(1)[0]
+
+
+def _open_stats(app):
+    from ui.menus import StatsScene, TitleScene
+
+    app.scenes.reset(TitleScene(app))
+    for _ in range(4):
+        tap(app, "down")
+    tap(app, "return")
+    stats = app.scenes.top
+    assert isinstance(stats, StatsScene)
+    app.draw(app.screen)
+    return stats
+
+
+MOVES = [["space"], ["left", "left", "space"], ["right", "right", "right", "space"], ["x", "space"],
+         ["z", "left", "space"], ["space"], ["right", "space"], ["left", "left", "left", "left", "space"]]
+
+
+def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
+    from ui.modes import ZEN
+    from ui.review import ReviewScene
+
+    app = ai_app
+    run = _play_and_end(app, ZEN, MOVES)
+    assert run.pieces == len(MOVES)
+    stats = _open_stats(app)
+    assert stats.recent_rows()[0][0].split()[2] == "Zen" and stats.selected_run.id == run.id
+    tap(app, "return")
+    review = app.scenes.top
+    assert isinstance(review, ReviewScene)
+    app.draw(app.screen)
+    assert review.computing and review.progress_text().startswith("Analysing…")
+    assert _run_until(app, lambda: review.review is not None), review.problem
+    app.draw(app.screen)
+    expected = review_replay(Replay.load(app.store.replay_path(run.id))).to_dict()
+    shown = review.summary()
+    assert shown["accuracy"] == expected["accuracy"] and shown["counts"] == expected["counts"]
+    assert sum(shown["counts"].values()) == len(MOVES)
+
+    # the viewer: placement by placement, with the class of each as the card shows it
+    assert review.index == 0
+    tap(app, "right")
+    assert review.index == 1
+    head = review.placement_lines()[0][0]
+    second = expected["placements"][1]
+    assert head.startswith(f"Placement 2 of {len(MOVES)}: {second['piece']} — {second['class'].upper()}")
+    assert review.placement_lines()[3][0] == "Keys: ← ← ⤓  (3)"  # what was pressed for the second piece
+    tap(app, "left")
+    assert review.index == 0
+    marked = [p["index"] for p in expected["placements"] if p["class"] in ("inaccuracy", "mistake", "blunder")]
+    later = [i for i in marked if i > 0]
+    tap(app, "down")  # the next inaccuracy, mistake or blunder
+    assert review.index == (later[0] if later else 0)
+    # playback and speed
+    tap(app, "home")
+    start = review.cursor.tick
+    tap(app, "space")
+    for _ in range(30):
+        app.tick()
+    assert review.playing and review.cursor.tick == start + 30
+    for _ in range(3):
+        tap(app, "=")
+    assert review.speed == 4.0
+    for _ in range(6):
+        tap(app, "-")
+    assert review.speed == 0.25
+    tap(app, "space")
+    assert not review.playing
+    tap(app, "end")
+    assert review.index == len(MOVES) - 1
+
+    # kept in the history: the next visit reads the cached review
+    assert app.store.cached_review(run.id)[0] == review.engine
+    tap(app, "escape")
+    stats = app.scenes.top
+    stats.on_enter()
+    assert stats.accuracies[run.id] == pytest.approx(expected["accuracy"])
+    tap(app, "return")
+    again = app.scenes.top
+    assert _run_until(app, lambda: again.review is not None)
+    assert again.from_cache and again.progress_text() == "review from the history"
+    assert again.summary()["accuracy"] == expected["accuracy"]
+
+
+def test_a_run_without_a_replay_says_so(app):
+    from ui.store import GameRecord
+
+    app.store.save(GameRecord("sprint", "srs", True, 60.0, 100, 40, 0, 1.7, 30.0, 3.0, 2))
+    stats = _open_stats(app)
+    tap(app, "return")
+    assert app.scenes.top is stats and stats.notice.startswith("no replay was kept")
+
+
+def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
+    from ui.store import GameRecord
+
+    runs = [("sprint", 80.0, 100, 1.25, 12.0, 9, False), ("zen", 30.0, 20, 0.66, 0.0, 4, False),
+            ("sprint", 70.0, 100, 1.43, 15.0, 5, True), ("sprint", 65.0, 100, 1.54, 18.0, 3, False)]
+    ids = []
+    for mode, seconds, pieces, pps, apm, finesse, assisted in runs:
+        record = GameRecord(mode, "srs", mode == "sprint", seconds, pieces, 40, 0, pps, apm, 3.0, finesse,
+                            assisted=assisted, ending="finished" if mode == "sprint" else "ended")
+        ids.append(app.store.save(record).record.id)
+    app.store.save_review(ids[0], "e", 61.5, "{}")
+    app.store.save_review(ids[3], "e", 72.25, "{}")
+    stats = _open_stats(app)
+    assert [r.mode for r in stats.runs()] == ["sprint", "sprint", "zen", "sprint"]  # newest first
+    tap(app, "right")  # the Zen filter
+    assert stats.mode_filter == "zen" and [r.mode for r in stats.runs()] == ["zen"]
+    tap(app, "right")  # 40 Lines
+    assert stats.mode_filter == "sprint" and len(stats.runs()) == 3
+    app.draw(app.screen)
+    plots = {series.title.split(" (")[0].split(" %")[0]: series.points for series in stats.plots()}
+    assert [v for _, v in plots["PPS"]] == [1.25, 1.43, 1.54]  # oldest first
+    assert plots["accuracy"] == ((0, 61.5), (2, 72.25))
+    assert [round(v, 3) for _, v in plots["finesse faults per piece"]] == [0.09, 0.05, 0.03]
+    assert [round(v, 3) for _, v in plots["APP"]] == [round(12 * 80 / 60 / 100, 3), round(15 * 70 / 60 / 100, 3),
+                                                      round(18 * 65 / 60 / 100, 3)]
+    # the assisted 70 s run is no personal best: the best goes 80 -> 80 -> 65
+    assert [v for _, v in plots["personal best"]] == [80.0, 80.0, 65.0]
