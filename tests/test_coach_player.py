@@ -156,6 +156,9 @@ def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
     while not game.stats.perfect_clears and seen["placements"] < max_pieces:
         assert _run_until(app, lambda: _settled(coach)), coach.pc
         _check_panel_is_honest(coach)
+        # a player may act as soon as the advice shows; this one also waits for the chance (to check it)
+        assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final), coach.pc
+        _check_panel_is_honest(coach)
         panel = coach.pc_panel()
         assert panel.status == "possible", (panel, game.board.to_rows())
         if coach.pc_shown.final and panel.chance is not None:

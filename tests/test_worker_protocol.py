@@ -223,6 +223,7 @@ def test_engines_run_pure_python_until_the_kernels_are_loaded(monkeypatch) -> No
     from ai.search import Budget, _python_placements
 
     monkeypatch.setattr(service, "_kernels_ready", threading.Event())
+    service._engine.cache_clear()  # engines keep their caches between requests: start both from nothing
     cold = service.engine_for(snapshot())
     assert cold._placements is _python_placements
     service.start_warm_up().join(timeout=120)
