@@ -37,7 +37,7 @@ def clear_caches() -> None:
 
     movegen.for_rules.cache_clear()
     search.searcher_for.cache_clear()
-    tiling._MEMO.clear()
+    tiling.clear_memo() if hasattr(tiling, "clear_memo") else tiling._MEMO.clear()
     try:
         from ai.pc import chance
 

@@ -52,6 +52,7 @@ def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
     return by_cell
 
 
+USE_KERNEL = True  # tests switch it off to compare the two searches
 _BY_CELL: dict[int, list[list[tuple[int, Bitboard]]]] = {}
 _MEMO: dict[tuple, bool] = {}
 
@@ -82,11 +83,38 @@ def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000
     packed = 0
     for piece, count in enumerate(counts):
         packed |= min(count, need, 15) << (4 * piece)
+    kernel = _kernel()
+    if kernel is not None:
+        return kernel.run(bits, h, packed, need, budget) != 0  # 2: budget spent, unknown
     steps = [budget]
     try:
         return _tileable(bits, h, packed, need, steps, _table(h), COLUMN[h], 0, h << 60)
     except _Budget:
         return True
+
+
+_KERNEL: list = []
+
+
+def _kernel():
+    """The compiled search (ai.pc.jit_tiling), or None where numba cannot be imported or USE_KERNEL is off."""
+    if not USE_KERNEL:
+        return None
+    if not _KERNEL:
+        try:
+            from ai.pc.jit_tiling import Kernel
+        except ImportError:
+            _KERNEL.append(None)
+        else:
+            _KERNEL.append(Kernel(_table))
+    return _KERNEL[0]
+
+
+def clear_memo() -> None:
+    """Forget every memoised answer (the Python and the compiled ones)."""
+    _MEMO.clear()
+    if _KERNEL and _KERNEL[0] is not None:
+        _KERNEL[0].clear()
 
 
 def _tileable(bits: Bitboard, h: int, packed: int, need: int, steps: list[int],

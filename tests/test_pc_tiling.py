@@ -1,0 +1,63 @@
+"""The compiled tiling test (ai.pc.jit_tiling) answers exactly as the Python one (ai.pc.tiling)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai.pc import tiling
+from ai.pc.field import clear_full_rows
+from ai.pc.movegen import for_rules
+from game.pieces import Piece
+from game.rules import Rules
+
+pytest.importorskip("numba")
+
+
+def _fields(seed: int, count: int, top: int = 4) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Fields met by a PC search: random placements from the move generator on 2- to `top`-line fields, with
+    random piece counts (some too few, some plenty). Up to 4 lines no search comes near the budget used below,
+    so the answers are exact and comparable whatever each memo holds."""
+    rng = random.Random(seed)
+    gen = for_rules(Rules.named("srs"))
+    out = []
+    while len(out) < count:
+        h = rng.randint(2, top)
+        bits = 0
+        for _ in range(rng.randint(0, 2 * h)):
+            children = gen.children(bits, h, rng.choice(list(Piece)))
+            if not children:
+                break
+            child = rng.choice(children)
+            if child.lines:
+                break
+            bits = child.field
+        bits, _ = clear_full_rows(bits, h)
+        counts = tuple(rng.randint(0, 3) for _ in Piece)
+        out.append((bits, h, counts))
+    return out
+
+
+def test_compiled_tiling_answers_as_the_python_one(monkeypatch) -> None:
+    fields = _fields(7, 1500)
+    monkeypatch.setattr(tiling, "USE_KERNEL", False)
+    tiling.clear_memo()
+    python = [tiling.tileable(b, h, c, budget=1_000_000) for b, h, c in fields]
+    monkeypatch.setattr(tiling, "USE_KERNEL", True)
+    tiling.clear_memo()
+    compiled = [tiling.tileable(b, h, c, budget=1_000_000) for b, h, c in fields]
+    assert compiled == python
+    assert 100 < sum(python) < len(fields) - 100  # both answers are well represented
+
+
+def test_compiled_tiling_gives_up_as_the_python_one(monkeypatch) -> None:
+    """With a small budget both say True (unknown) on the same fields."""
+    fields = _fields(8, 400, top=6)
+    answers = []
+    for use in (False, True):
+        monkeypatch.setattr(tiling, "USE_KERNEL", use)
+        tiling.clear_memo()
+        answers.append([tiling.tileable(b, h, c, budget=5) for b, h, c in fields])
+    assert answers[0] == answers[1]
+    tiling.clear_memo()
