@@ -102,7 +102,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     head = review.placement_lines()[0][0]
     second = expected["placements"][1]
     assert head.startswith(f"Placement 2 of {len(MOVES)}: {second['piece']} — {second['class'].upper()}")
-    assert review.placement_lines()[3][0] == "Keys: ← ← ⤓  (3)"  # what was pressed for the second piece
+    assert review.placement_lines()[3][0] == "Keys: ← ← drop  (3)"  # what was pressed for the second piece
     tap(app, "left")
     assert review.index == 0
     marked = [p["index"] for p in expected["placements"] if p["class"] in ("inaccuracy", "mistake", "blunder")]

@@ -664,7 +664,7 @@ class StatsScene(Scene):
             for i, series in enumerate(self.plots()):
                 px, py = 710 + (i % 2) * 265, top + 30 + (i // 2) * ((690 - top - 40) // 3)
                 draw_series(surface, view, series, px, py, 250, (690 - top - 40) // 3 - 10, runs)
-        footer = self.notice or "↑/↓ choose a run   Enter review it   ←/→ mode   Esc back"
+        footer = self.notice or "Up/Down choose a run   Enter review it   Left/Right mode   Esc back"
         R.blit_text(surface, footer, view.pt(80, 700), size, R.BAD if self.notice else R.DIM, "bottomleft")
 
 

@@ -71,8 +71,8 @@ def draw_series(surface: pygame.Surface, view: R.View, series: Series, x: float,
         return
     values = [v for _, v in series.points]
     low, high = min(values), max(values)
-    if high - low < 1e-9:
-        low, high = low - 1, high + 1
+    if high - low < 1e-9:  # a flat line: show it at the bottom of a range starting at its value
+        low, high = (low, low + 1) if low >= 0 else (low - 1, high + 1)
     pad = view.s(6)
 
     def at(i: int, v: float) -> tuple[int, int]:

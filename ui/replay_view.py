@@ -18,7 +18,7 @@ from game.replay import Replay
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 _PRESS_LABELS = ((Button.HOLD, "HOLD"), (Button.LEFT, "←"), (Button.RIGHT, "→"), (Button.ROTATE_CW, "↻"),
                  (Button.ROTATE_CCW, "↺"), (Button.ROTATE_180, "180"), (Button.SOFT_DROP, "↓"),
-                 (Button.HARD_DROP, "⤓"))
+                 (Button.HARD_DROP, "drop"))  # "⤓" is missing from common fonts
 
 
 @dataclass(frozen=True)

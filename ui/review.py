@@ -39,14 +39,14 @@ MARKED = ("inaccuracy", "mistake", "blunder")
 PLAYED_EDGE = (255, 255, 255)
 BEST_EDGE = (80, 220, 255)
 TSPIN_EDGE = (255, 120, 220)
-SHOWN_ROWS = 21
+SHOWN_ROWS = 22  # the 20 visible rows and the two spawn rows
 _ROTATIONS = {"0": Rotation.NORTH, "R": Rotation.EAST, "2": Rotation.SOUTH, "L": Rotation.WEST}
 
 # design-space rectangles (1280 x 720)
-CELL = 26
-FIELD = (150, 100)  # top-left of the 10 x SHOWN_ROWS field
+CELL = 24
+FIELD = (150, 96)  # top-left of the 10 x SHOWN_ROWS field
 GRAPH = (520, 300, 720, 150)
-SCRUB = (150, 670, 1090, 16)
+SCRUB = (150, 664, 1090, 14)
 CARD = (520, 470, 720, 180)
 
 
@@ -78,7 +78,29 @@ def _tint(colour: tuple[int, int, int], c: int, alpha: int) -> pygame.Surface:
     return surf
 
 
-R.CACHE_HOOKS += [_hatch.cache_clear, _tint.cache_clear]
+@lru_cache(maxsize=1)
+def _glyph_font_path() -> str | None:
+    """A system font with the arrow glyphs of the key labels (DejaVu Sans), or None (pygame's default)."""
+    try:
+        return pygame.font.match_font("dejavusans")
+    except Exception:  # noqa: BLE001 - no font config: the default font (arrows may show as boxes)
+        return None
+
+
+@lru_cache(maxsize=16)
+def _glyph_font(size: int) -> pygame.font.Font:
+    return pygame.font.Font(_glyph_font_path(), size)
+
+
+def glyph_text(surface: pygame.Surface, s: str, pos: tuple[int, int], size: int, colour, anchor: str = "topleft"):
+    """Text that may hold arrows and other key glyphs (drawn with a font that has them)."""
+    surf = _glyph_font(max(8, int(size * 0.8))).render(s, True, colour)
+    rect = surf.get_rect(**{anchor: pos})
+    surface.blit(surf, rect)
+    return rect
+
+
+R.CACHE_HOOKS += [_hatch.cache_clear, _tint.cache_clear, _glyph_font.cache_clear]
 
 
 class ReviewScene(Scene):
@@ -213,7 +235,7 @@ class ReviewScene(Scene):
         keys = " ".join(span.presses) or "—"
         lines.append((f"Keys: {keys}  ({len(span.presses)})", R.TEXT))
         if span.finesse:
-            optimal = " ".join(p["optimal_keys"]) if p else "…"
+            optimal = " ".join(p["optimal_keys"]).replace("⤓", "drop") if p else "…"
             lines.append((f"Finesse fault +{span.finesse} — optimal: {optimal}", R.BAD))
         return lines
 
@@ -298,9 +320,9 @@ class ReviewScene(Scene):
         self._draw_summary(surface, view)
         self._draw_scrub(surface, view)
         state = "▶ playing" if self.playing else "❚❚ paused"
-        R.blit_text(surface, f"{state}  {self.speed:g}×", view.pt(40, 700), view.font_size(20), R.TEXT, "bottomleft")
-        R.blit_text(surface, "Space play/pause   ←/→ placement   ↑/↓ marked placement   -/+ speed   click graph "
-                    "or bar to jump   Esc back", view.pt(1240, 700), view.font_size(18), R.DIM, "bottomright")
+        glyph_text(surface, f"{state}  {self.speed:g}×", view.pt(40, 712), view.font_size(20), R.TEXT, "bottomleft")
+        glyph_text(surface, "Space play/pause   ←/→ placement   ↑/↓ mistakes   −/+ speed   click the graph or the "
+                   "bar to jump   Esc back", view.pt(1240, 712), view.font_size(18), R.DIM, "bottomright")
 
     def _cell(self, view: R.View, x: int, y: int) -> pygame.Rect:
         c = view.s(CELL)
@@ -343,7 +365,7 @@ class ReviewScene(Scene):
         for i, piece in enumerate(game.preview()[:5]):
             self._mini(surface, view, piece, (420, 125 + 56 * i), COLOURS[piece])
         # legend
-        y = 100 + SHOWN_ROWS * CELL + 8
+        y = FIELD[1] + SHOWN_ROWS * CELL + 8
         legend = view.rect(FIELD[0], y, 12, 12)
         pygame.draw.rect(surface, PLAYED_EDGE, legend, 2)
         R.blit_text(surface, "your placement", view.pt(FIELD[0] + 18, y - 2), view.font_size(18), R.TEXT)
@@ -381,7 +403,7 @@ class ReviewScene(Scene):
         R.panel(surface, rect)
         y = 92
         for text, colour in self.placement_lines()[:7]:
-            R.blit_text(surface, text, view.pt(536, y), view.font_size(22 if y == 92 else 20), colour)
+            glyph_text(surface, text, view.pt(536, y), view.font_size(24 if y == 92 else 21), colour)
             y += 27
 
     def graph_points(self) -> list[tuple[int, float | None, float | None, str | None]]:
