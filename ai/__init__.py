@@ -2,7 +2,7 @@
 
 Public API for the UI and the worker:
     SearchState, Budget, Suggestion, Engine, make_engine   (ai.search; "beam" or "mcts")
-    generate, generate_raw                                 (ai.movegen; exact, fast placement lists)
+    find_moves, generate_raw                               (game.movegen; the move generator)
     Evaluator, LinearEvaluator, WeightSet, load_evaluator  (ai.eval)
 Submodules load lazily so `import ai` stays cheap.
 """
@@ -20,8 +20,8 @@ _EXPORTS = {
     "BeamEngine": "ai.search",
     "make_engine": "ai.search",
     "MctsEngine": "ai.mcts",
-    "generate": "ai.movegen",
-    "generate_raw": "ai.movegen",
+    "find_moves": "game.movegen",
+    "generate_raw": "game.movegen",
     "Evaluator": "ai.eval",
     "LinearEvaluator": "ai.eval",
     "WeightSet": "ai.eval",

@@ -40,7 +40,7 @@ def placements_as_dicts(placements) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ai.movegen import generate
+    from game.movegen import find_moves
     from game.board import Board
     from game.pieces import Piece
     from game.rules import Rules
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, OSError) as error:
         print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2
-    placements = generate(board, piece, rules, soft_drop=args.drop == "softdrop")
+    placements = find_moves(board, piece, rules, soft_drop=args.drop == "softdrop")
     rows = placements_as_dicts(placements)
     if args.json:
         print(json.dumps(rows))

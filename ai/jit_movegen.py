@@ -1,16 +1,16 @@
-"""Compiled placement search: `ai.movegen`'s breadth-first search ported to numba, for the AI's hot loop.
+"""Compiled placement search: `game.movegen`'s breadth-first search ported to numba, for the AI's hot loop.
 
-Contract: `placements` finds exactly the (cells, spin) placements `ai.movegen.generate_raw` finds (tested on
+Contract: `placements` finds exactly the (cells, spin) placements `game.movegen.generate_raw` finds (tested on
 random fields under every shipped rule variant), without key sequences. The kernel is a line-by-line port of
-`ai.movegen._search` on the same state encoding (rotation << 11 | (x + 8) << 6 | (y + 8)) and the same fit
+`game.movegen._search` on the same state encoding (rotation << 11 | (x + 8) << 6 | (y + 8)) and the same fit
 columns (bit p of F[rotation * 32 + x + 8] set where the piece fits at y = p - 8); only the bookkeeping that
 exists to rebuild key sequences (parent links) is dropped, and the DAS ends are walked instead of cached.
 
-Rules stay data: the per-(rules, piece) tables (cell offsets, kick tests in `ai.movegen`'s order with its
-TST/fin flag, canonical cell-set ids, spawn state) are built in Python from the same objects `ai.movegen`
+Rules stay data: the per-(rules, piece) tables (cell offsets, kick tests in `game.movegen`'s order with its
+TST/fin flag, canonical cell-set ids, spawn state) are built in Python from the same objects `game.movegen`
 reads and cached by `(rules.cache_key(), piece)`; the kernel sees only arrays and ints.
 
-The representative (rotation, x, y) of each placement is the one `ai.movegen.generate_raw` reports: the first
+The representative (rotation, x, y) of each placement is the one `game.movegen.generate_raw` reports: the first
 landed state with the fewest keys for spin-capable pieces (its search), the lowest state index otherwise (its
 flood fill lists landings in state order).
 """
@@ -23,16 +23,16 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ai.movegen import RawPlacement
+from game.movegen import RawPlacement
 from game.board import FULL_MASK, PIECE_MASKS, Bitboard, Board
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, SpinRule
 
-_XOFF = 8  # xi = x + 8, as in ai.movegen
+_XOFF = 8  # xi = x + 8, as in game.movegen
 _YOFF = 8  # p = y + 8
 _STATES = 4 << 11
-_TURNS = (1, -1, 2)  # cw, ccw, 180: ai.movegen's successor order (it decides which arrival comes first)
+_TURNS = (1, -1, 2)  # cw, ccw, 180: game.movegen's successor order (it decides which arrival comes first)
 _SPINS = tuple(Spin)
 _BOARD_BYTES = 52  # 400 cells, plus two zero bytes so the kernel can read any row as 3 bytes
 
@@ -60,7 +60,7 @@ class _Tables:
     fit_cells: np.ndarray  # int64 [m, 9]: per (rotation, xi) inside the walls: index, then (column, shift) x 4
     kick_span: np.ndarray  # int64 [4, 3, 2]: (first, count) of the tests per (start rotation, cw/ccw/180)
     kick_tests: np.ndarray  # int64 [tests, 4]: (dx, dy, fin, end rotation) in the order they are tried
-    canon: np.ndarray  # int32 [4 << 11]: canonical cell-set id per state, -1 out of bounds (= ai.movegen's)
+    canon: np.ndarray  # int32 [4 << 11]: canonical cell-set id per state, -1 out of bounds (= game.movegen's)
     info: np.ndarray  # int64 [5]: spawn state (-1 if outside), is_t, all_spin, canonical id count, flood order
     canon_ids: list[int]  # canon as a list, for generate_raw
 
@@ -95,7 +95,7 @@ def _build_tables(piece: Piece, rules: Rules) -> _Tables:
                 kx, ky = written[index] if written is not None and index < len(written) else (dx, dy)
                 kick_tests.append((dx, dy, int(abs(kx) == 1 and abs(ky) == 2), int(end)))
             kick_span[rot, k, 1] = len(tests)
-    # Canonical ids numbered as ai.movegen numbers them (the first mask met in this loop order gets the next id).
+    # Canonical ids numbered as game.movegen numbers them (the first mask met in this loop order gets the next id).
     canon = np.full(_STATES, -1, dtype=np.int32)
     ids: dict[int, int] = {}
     for rot in Rotation:
@@ -108,7 +108,7 @@ def _build_tables(piece: Piece, rules: Rules) -> _Tables:
     s0 = (x0 << 6) | p0 if 0 <= x0 < 32 and 0 <= p0 < 64 else -1
     is_t = piece is Piece.T and rules.spin_rule is not SpinRule.NONE
     all_spin = piece is not Piece.T and rules.spin_rule is SpinRule.ALL_SPIN
-    flood_order = not (is_t or all_spin)  # ai.movegen.generate_raw takes its flood fill for these
+    flood_order = not (is_t or all_spin)  # game.movegen.generate_raw takes its flood fill for these
     return _Tables(
         np.array(fit_cells, dtype=np.int64),
         kick_span,
@@ -147,7 +147,7 @@ def _bit_length(v: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _record(slot, rep, n, rk, final, state, spin, flood_order):
-    """Keep one representative per (canonical cells, spin): the fewest keys, first arrival on ties (ai.movegen's
+    """Keep one representative per (canonical cells, spin): the fewest keys, first arrival on ties (game.movegen's
     best dict), or the lowest state (its flood fill). Returns the new number of placements."""
     at = slot[rk]
     if at < 0:
@@ -196,8 +196,8 @@ def _fit_columns(board, fit_cells):
 
 @njit(cache=True, nogil=True)
 def _search(board, fit_cells, kick_span, kick_tests, canon, info, soft_drop):
-    """The BFS of ai.movegen._search on the board as 52 little-endian bytes. Returns int64 [n]: state * 4 + spin
-    per placement (n = 0 if the piece cannot spawn), sorted by state when imitating ai.movegen's flood fill."""
+    """The BFS of game.movegen._search on the board as 52 little-endian bytes. Returns int64 [n]: state * 4 + spin
+    per placement (n = 0 if the piece cannot spawn), sorted by state when imitating game.movegen's flood fill."""
     s0 = info[0]
     is_t = info[1] != 0
     all_spin = info[2] != 0
@@ -247,7 +247,7 @@ def _search(board, fit_cells, kick_span, kick_tests, canon, info, soft_drop):
         child = d + 1
         left_free = (fit[idx - 1] >> p) & 1
         right_free = (fit[idx + 1] >> p) & 1
-        # Shifts, DAS ends, rotations, soft drop: ai.movegen's successor order. An arrival at a state seen only
+        # Shifts, DAS ends, rotations, soft drop: game.movegen's successor order. An arrival at a state seen only
         # with spins (so grounded) records its no-spin placement instead of being expanded again.
         for step in range(4):
             if step == 0:
@@ -367,7 +367,7 @@ def _run(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_
 def placements(
     bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool = True
 ) -> list[tuple[int, int, int, int]]:
-    """(rotation, x, y, spin) per distinct (cells, spin) placement: the same set as ai.movegen.generate_raw
+    """(rotation, x, y, spin) per distinct (cells, spin) placement: the same set as game.movegen.generate_raw
     (spin as int(Spin)); [] if the piece cannot spawn. Unordered."""
     return list(map(_DECODE.__getitem__, _run(bits, piece, rules, soft_drop)[1].tolist()))
 
@@ -375,7 +375,7 @@ def placements(
 def generate_raw(
     board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True
 ) -> list[RawPlacement]:
-    """`placements` as ai.movegen.RawPlacement values (keys = -1: not counted; canon = ai.movegen's id)."""
+    """`placements` as game.movegen.RawPlacement values (keys = -1: not counted; canon = game.movegen's id)."""
     bits = board.bits if isinstance(board, Board) else board
     tables, codes = _run(bits, piece, rules, soft_drop)
     canon = tables.canon_ids

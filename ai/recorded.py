@@ -65,9 +65,9 @@ def play_recorded(player: str = "beam", seed: int = 0, *, max_pieces: int = 100,
                 break
             keys, hold = found.keys, found.hold_used
         else:
-            from ai.movegen import generate
+            from game.movegen import find_moves
 
-            options = generate(game.board, active.piece, rules)
+            options = find_moves(game.board, active.piece, rules)
             if not options:
                 break
             keys, hold = chooser.choice(options).keys, False

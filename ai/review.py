@@ -368,10 +368,10 @@ def _missed_tspin(engine: ReviewEngine, turn: Turn) -> dict[str, Any] | None:
     """The best T-spin clear the played T could have made, if it made none (a T-spin mini does not count)."""
     if turn.piece is not Piece.T or turn.tspin_clear:
         return None
-    from ai.movegen import generate
+    from game.movegen import find_moves
 
     found = []
-    for p in generate(turn.board, Piece.T, engine.rules):
+    for p in find_moves(turn.board, Piece.T, engine.rules):
         if p.spin is not Spin.FULL:
             continue
         _, result = lock_piece(turn.board, Piece.T, p.rotation, p.x, p.y, p.spin, turn.b2b, turn.combo)

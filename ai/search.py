@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ai.eval import Evaluator, LinearEvaluator, load_evaluator
-from ai.movegen import generate, generate_raw
+from game.movegen import find_moves, generate_raw
 from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
 from game.finesse import Key, Placement
 from game.movement import Spin
@@ -78,7 +78,7 @@ class Suggestion:
 
 def deadline_for(budget: Budget, started: float) -> float | None:
     """When the search must stop (perf_counter time), keeping a little of the budget for building the chosen
-    move's key sequence (one full generate call); None without a time limit."""
+    move's key sequence (one full find_moves call); None without a time limit."""
     if budget.time_ms is None:
         return None
     return started + (budget.time_ms - min(1.5, 0.15 * budget.time_ms)) / 1000
@@ -115,7 +115,7 @@ def accelerated_modules() -> list[Any]:
 
 def placement_source(accelerate: bool = True) -> Callable[[int, Piece, Rules, bool], list[Raw]]:
     """The placement generator search uses: the compiled one (ai.jit_movegen) unless `accelerate` is False or
-    numba is missing, else the pure-Python ai.movegen (same placements; tested)."""
+    numba is missing, else the pure-Python game.movegen (same placements; tested)."""
     kernels = _kernels() if accelerate else None
     return kernels[0].placements if kernels else _python_placements
 
@@ -401,7 +401,7 @@ class BeamEngine:
 
     def _placement_of(self, bits: int, piece: Piece, raw: Raw) -> Placement:
         rot, x, y, spin = raw
-        for placement in generate(bits, piece, self.rules, soft_drop=self.soft_drop):
+        for placement in find_moves(bits, piece, self.rules, soft_drop=self.soft_drop):
             if placement.spin == spin and placement.mask == PIECE_MASKS[piece, rot, x, y]:
                 return placement
         raise RuntimeError("placement vanished between search and key lookup")  # generate/generate_raw agree

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from game.board import Board
 from game.config import GameConfig
 from game.engine import Game
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.handling import Button
 from game.randomizer import make_randomizer
 from game.rules import Rules
@@ -54,7 +54,7 @@ def drop_only_placements_per_second(seconds: float, soft_drop: bool) -> float:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         piece = randomizer.draw()
-        options = [p for p in find_placements(board, piece, rules, soft_drop=soft_drop) if p.y < 18]
+        options = [p for p in find_moves(board, piece, rules, soft_drop=soft_drop) if p.y < 18]
         if not options:
             board, b2b, combo = Board(), -1, -1
             continue

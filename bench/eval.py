@@ -39,7 +39,7 @@ import numpy as np
 from ai import jit_eval
 from ai.eval import LinearEvaluator, WeightSet
 from game.board import Board
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from game.scoring import lock_piece
@@ -78,7 +78,7 @@ def played_fields(evaluator: LinearEvaluator, count: int, seed: int) -> list[int
     while len(out) < count:
         piece = randomizer.draw()
         best = None
-        for p in find_placements(board, piece, rules):
+        for p in find_moves(board, piece, rules):
             after, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
             value = evaluator.move(p.piece, p.rotation, p.x, p.y, result, b2b) + evaluator.board(after.bits)
             if best is None or value > best[0]:

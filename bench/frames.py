@@ -38,13 +38,13 @@ KEY_NAMES = {Key.LEFT: "left", Key.RIGHT: "right", Key.DAS_LEFT: "left", Key.DAS
 
 def plan(scene, rng: random.Random) -> list[tuple[str, str]]:
     """Key events (kind, key name), one per tick or 'wait', that place the current piece somewhere low."""
-    from ai.movegen import generate
+    from game.movegen import find_moves
 
     game = scene.game
     if game.active is None:
         return [("wait", "")]
     board = game.board
-    placements = generate(board, game.active.piece, game.rules)
+    placements = find_moves(board, game.active.piece, game.rules)
     if not placements:
         return [("wait", "")]
 

@@ -1,4 +1,4 @@
-"""Move-generation speed: the fast generator (ai.movegen) against the reference (game.finesse.find_placements).
+"""Move-generation speed: the move generator (game.movegen.find_moves) against the reference (tests/oracle_movegen.py).
 
     python bench/movegen.py [--random N] [--repeat R] [--rules srs|srs+|none] [--180] [--harddrop]
                             [--against FILE]
@@ -8,7 +8,7 @@ seeded cave-rich ones; the first two groups are the same fields as before the ca
 prints the median time per piece for both generators, the ratio, and the placements found (the two lists
 must be equal, placement for placement).
 
-A second table puts the search's pure-Python generator (ai.movegen.generate_raw) beside the compiled port
+A second table puts the search's pure-Python generator (game.movegen.generate_raw) beside the compiled port
 (ai.jit_movegen.placements, Python wrapper included) on the same fields; their (cells, spin) sets must be equal.
 It is preceded by the jit warm-up time (a compile, or a load from numba's cache) and by the cost of three ways
 of handing the board to a kernel. `--no-reference` skips the slow first table.
@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.movegen import generate, generate_raw
+from game.movegen import find_moves, generate_raw
 from game.board import FULL_MASK, PIECE_MASKS, Board, filled_columns
-from game.finesse import find_placements
+from tests.oracle_movegen import find_placements
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
@@ -119,12 +119,13 @@ def percentile95(values: list[float]) -> float:
 
 
 def load_generate(path: str):
-    """`generate` from another version of ai/movegen.py (e.g. `git show HEAD:ai/movegen.py > /tmp/old.py`)."""
+    """`find_moves` (or the older name `generate`) from another version of the generator, e.g.
+    `git show HEAD:game/movegen.py > /tmp/old.py`."""
     spec = importlib.util.spec_from_file_location("movegen_against", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
     spec.loader.exec_module(module)
-    return module.generate
+    return getattr(module, "find_moves", None) or module.generate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,15 +155,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def reference_table(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: int, other) -> int:
-    """The first table: ai.movegen.generate (and --against) against the reference. Returns 1 on a mismatch."""
+    """The first table: game.movegen.find_moves (and --against) against the reference. Returns 1 on a mismatch."""
     for fields in groups.values():  # build the per-piece tables outside the timing
         for piece in Piece:
-            for fn in (generate, other) if other else (generate,):
+            for fn in (find_moves, other) if other else (find_moves,):
                 fn(fields[0] if fields else 0, piece, rules, soft_drop=soft)
     header = f"{'fields':<9}{'n':>4}{'placements':>12}{'fast med ms':>13}{'fast p95':>10}{'ref med ms':>12}{'ratio':>8}"
     print(header + (f"{'other med ms':>14}{'other p95':>11}" if other else ""))
     for name, fields in groups.items():
-        fns = [generate, other] if other else [generate]
+        fns = [find_moves, other] if other else [find_moves]
         (fast, *rest), results_fast = time_per_piece(fns, fields, rules, soft, repeat)
         (ref,), results_ref = time_per_piece([find_placements], fields, rules, soft, 1)
         if results_fast != results_ref:
@@ -212,7 +213,7 @@ def board_input_costs(fields: list[int], loops: int = 2000) -> dict[str, float]:
 
 
 def compare_jit(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: int) -> int:
-    """The second table: ai.movegen.generate_raw against ai.jit_movegen.placements. Returns 1 on a mismatch."""
+    """The second table: game.movegen.generate_raw against ai.jit_movegen.placements. Returns 1 on a mismatch."""
     try:
         from ai import jit_movegen
     except ImportError as error:

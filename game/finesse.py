@@ -1,153 +1,18 @@
-"""Every reachable placement of a piece, each with the shortest key sequence that reaches it (finesse).
+"""Finesse: the shortest key sequence for a placement and the extra presses a player used.
 
-Keys are counted as a player presses them: a tap moves one column, holding a direction (DAS) slides to the
-wall and counts once, a soft drop held to the floor counts once, each rotation once, and the hard drop ends
-every sequence. A breadth-first search over (rotation, x, y, spin tag) from the spawn position finds, for each
-final placement (its cells and the spin it scores), a sequence with the fewest presses.
-
-The tag is the spin the piece would score if it locked right where the last move put it: NONE unless that move
-was a rotation into a grounded position. The same grounded cells can be reached without a rotation in a few
-keys and, with more keys, by a rotation that scores a spin; both are distinct placements, so an arrival with a
-new tag is recorded even when its (rotation, x, y) was reached before. Moves do not depend on the tag, so each
-(rotation, x, y) is expanded once, from its first (shortest) arrival.
+Keys are counted as a player presses them (see game.movegen, which finds every placement with its shortest
+sequence): a tap moves one column, holding a direction (DAS) slides to the wall and counts once, a soft drop held
+to the floor counts once, each rotation once, and the hard drop ends every sequence.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass
-from enum import Enum
-
 from game.board import PIECE_MASKS, Bitboard, Board
-from game.movement import Spin, detect_spin, drop_y, fits, kick_offset, slide, try_rotate
+from game.movegen import Key, Placement, find_moves
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
-
-class Key(str, Enum):
-    LEFT = "left"
-    RIGHT = "right"
-    DAS_LEFT = "das_left"
-    DAS_RIGHT = "das_right"
-    CW = "cw"
-    CCW = "ccw"
-    FLIP = "180"
-    SOFT_DROP = "soft_drop"
-    HARD_DROP = "hard_drop"
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """A final resting place of a piece and the shortest keys that put it there (ending with HARD_DROP)."""
-
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
-    spin: Spin
-    keys: tuple[Key, ...]
-    mask: Bitboard
-
-    @property
-    def uses_soft_drop(self) -> bool:
-        return Key.SOFT_DROP in self.keys
-
-    def cells(self) -> list[tuple[int, int]]:
-        return [(i % 10, i // 10) for i in range(400) if self.mask >> i & 1]
-
-
-_ROTATIONS = ((Key.CW, 1), (Key.CCW, -1), (Key.FLIP, 2))
-
-
-def find_placements(
-    board: Board | Bitboard,
-    piece: Piece,
-    rules: Rules,
-    *,
-    soft_drop: bool = True,
-    start: tuple[Rotation, int, int] | None = None,
-    target: Bitboard | None = None,
-) -> list[Placement]:
-    """All distinct placements (by cells and spin) reachable from the spawn position (or `start`).
-
-    With soft_drop=False only hard drops from the spawn height are allowed (shifts and rotations happen above
-    the stack). Returns an empty list if the piece cannot spawn. Order: by key count, then discovery order.
-    With `target` (a cell mask) the search stops as soon as no shorter way to those cells can exist; the
-    placements returned then include the target's shortest one (if reachable) but not necessarily all others.
-    """
-    bits = board.bits if isinstance(board, Board) else board
-    rotation, x, y = start if start is not None else (Rotation.NORTH, rules.spawn_x, rules.spawn_y)
-    if not fits(bits, piece, rotation, x, y):
-        return []
-    # First arrival per (rotation, x, y) -> its keys (expanded once); every (rotation, x, y, tag) met so far.
-    first = (rotation, x, y)
-    seen: dict[tuple[Rotation, int, int], tuple[Key, ...]] = {first: ()}
-    tagged: set[tuple[Rotation, int, int, Spin]] = {(rotation, x, y, Spin.NONE)}
-    queue: deque[tuple[Rotation, int, int, tuple[Key, ...], tuple[int, int] | None]] = deque()
-    queue.append((rotation, x, y, (), None))
-    best: dict[tuple[Bitboard, Spin], Placement] = {}
-    order: list[tuple[Bitboard, Spin]] = []
-
-    def tag_of(rot: Rotation, px: int, py: int, kick: tuple[int, int] | None) -> Spin:
-        """The spin of locking right here after arriving with `kick` (None: the move was not a rotation)."""
-        if kick is None or fits(bits, piece, rot, px, py - 1):
-            return Spin.NONE
-        return detect_spin(bits, rules, piece, rot, px, py, kick)
-
-    def record(rot: Rotation, px: int, py: int, keys: tuple[Key, ...], kick: tuple[int, int] | None) -> None:
-        landing = drop_y(bits, piece, rot, px, py)
-        spin = detect_spin(bits, rules, piece, rot, px, landing, kick) if landing == py else Spin.NONE
-        if keys and keys[-1] is Key.SOFT_DROP and landing == py:
-            final_keys = keys[:-1] + (Key.HARD_DROP,)  # a hard drop does what the last soft drop did
-        else:
-            final_keys = keys + (Key.HARD_DROP,)
-        mask = PIECE_MASKS[piece, rot, px, landing]
-        key = (mask, spin)
-        known = best.get(key)
-        if known is None:
-            order.append(key)
-        if known is None or len(final_keys) < len(known.keys):
-            best[key] = Placement(piece, rot, px, landing, spin, final_keys, mask)
-
-    while queue:
-        rot, px, py, keys, kick = queue.popleft()
-        if target is not None:
-            # Every later state costs at least len(keys) keys plus the drop; nothing shorter can follow.
-            found = [p for (mask, _), p in best.items() if mask == target]
-            if found and min(len(p.keys) for p in found) <= len(keys):
-                break
-        record(rot, px, py, keys, kick)
-        moves: list[tuple[Key, Rotation, int, int, tuple[int, int] | None]] = []
-        for key, dx in ((Key.LEFT, -1), (Key.RIGHT, 1)):
-            if fits(bits, piece, rot, px + dx, py):
-                moves.append((key, rot, px + dx, py, None))
-        for key, dx in ((Key.DAS_LEFT, -1), (Key.DAS_RIGHT, 1)):
-            end_x = slide(bits, piece, rot, px, py, dx)
-            if abs(end_x - px) > 1:
-                moves.append((key, rot, end_x, py, None))
-        for key, turns in _ROTATIONS:
-            turned = try_rotate(bits, rules, piece, rot, px, py, turns)
-            if turned is not None:
-                end, nx, ny, index = turned
-                moves.append((key, end, nx, ny, kick_offset(rules, piece, rot, end, index)))
-        if soft_drop:
-            landing = drop_y(bits, piece, rot, px, py)
-            if landing != py:
-                moves.append((Key.SOFT_DROP, rot, px, landing, None))
-        for key, nrot, nx, ny, nkick in moves:
-            state = (nrot, nx, ny)
-            arrival = (nrot, nx, ny, tag_of(nrot, nx, ny, nkick))
-            if arrival in tagged:
-                continue  # met before with this tag, and breadth-first order makes this one no shorter
-            tagged.add(arrival)
-            if state in seen:
-                # Reached again, locking with another spin here (e.g. a longer rotation into cells first reached
-                # by a shift): a distinct placement. Recorded now; the state itself was already expanded.
-                record(nrot, nx, ny, keys + (key,), nkick)
-                continue
-            seen[state] = keys + (key,)
-            queue.append((nrot, nx, ny, keys + (key,), nkick))
-    return [best[key] for key in sorted(order, key=lambda k: len(best[k].keys))]
+__all__ = ["Key", "Placement", "finesse_faults", "minimal_keys"]
 
 
 def minimal_keys(
@@ -157,8 +22,7 @@ def minimal_keys(
     mask = PIECE_MASKS.get((piece, rotation, x, y))
     if mask is None:
         return None
-    placements = find_placements(board, piece, rules, soft_drop=soft_drop, target=mask)
-    found = [p.keys for p in placements if p.mask == mask]
+    found = [p.keys for p in find_moves(board, piece, rules, soft_drop=soft_drop) if p.mask == mask]
     return min(found, key=len) if found else None
 
 

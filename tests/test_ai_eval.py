@@ -137,7 +137,7 @@ def test_row_pass_matches_column_definition() -> None:
 def test_fast_move_value_is_the_weighted_feature_sum() -> None:
     import random
 
-    from ai.movegen import generate_raw
+    from game.movegen import generate_raw
     from game.rules import Rules
 
     rules = Rules.named("srs")

@@ -1,4 +1,4 @@
-"""The compiled placement search (ai.jit_movegen) finds exactly ai.movegen.generate_raw's placements."""
+"""The compiled placement search (ai.jit_movegen) finds exactly game.movegen.generate_raw's placements."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("numba", reason="ai.jit_movegen needs numba")
 
-from ai import jit_movegen, movegen
-from ai.movegen import RawPlacement
+from ai import jit_movegen
+from game import movegen
+from game.movegen import RawPlacement
 from game.board import PIECE_MASKS, Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
@@ -117,7 +118,7 @@ def test_same_placements_as_python_on_random_fields(name: str) -> None:
                 where = (name, piece.name, soft, Board(bits))
                 assert len(cell_set(piece, got)) == len(got), where  # one entry per (cells, spin)
                 assert cell_set(piece, got) == cell_set(piece, expected), where
-                # Not required by the contract, but the port keeps ai.movegen's representative positions.
+                # Not required by the contract, but the port keeps game.movegen's representative positions.
                 assert set(got) == set(expected), where
                 for _rot, _x, _y, spin in got:
                     spins[piece is Piece.T, spin] += 1
@@ -145,7 +146,7 @@ def test_generate_raw_wrapper_matches_python() -> None:
             got = jit_movegen.generate_raw(board, piece, rules)
             expected = movegen.generate_raw(board, piece, rules)
             assert all(isinstance(r, RawPlacement) and r.keys == -1 and isinstance(r.spin, Spin) for r in got)
-            # canon is ai.movegen's canonical id of the cells.
+            # canon is game.movegen's canonical id of the cells.
             assert {(r.rotation, r.x, r.y, r.spin, r.canon) for r in got} == {
                 (r.rotation, r.x, r.y, r.spin, r.canon) for r in expected
             }
@@ -165,7 +166,7 @@ def test_spawn_blocked_or_outside_gives_nothing() -> None:
     blocked = sum(1 << (20 * 10 + x) for x in range(3, 6))
     assert jit_movegen.placements(blocked, Piece.T, Rules.named("srs")) == []
     assert jit_movegen.generate_raw(blocked, Piece.T, Rules.named("srs")) == []
-    outside = Rules.named("srs", spawn_y=60)  # beyond the state encoding: ai.movegen finds nothing either
+    outside = Rules.named("srs", spawn_y=60)  # beyond the state encoding: game.movegen finds nothing either
     assert jit_movegen.placements(0, Piece.T, outside) == python_result(0, Piece.T, outside, True) == []
 
 
@@ -230,10 +231,10 @@ def test_custom_kick_table_is_read_as_data() -> None:
 
 
 def test_far_kicks_and_odd_spawns_agree_with_the_reference_search() -> None:
-    """Inputs that once broke ai.movegen, checked against game.finesse.find_placements: a legal kick file whose
+    """Inputs that once broke game.movegen, checked against the reference search (tests/oracle_movegen.py): a legal kick file whose
     offsets make an effective kick of 12 rows (it raised "negative shift count"), and a spawn column outside the
     field (its flood fill read another rotation's column and found a placement)."""
-    from game.finesse import find_placements
+    from tests.oracle_movegen import find_placements
 
     doc = {
         "name": "far",
@@ -249,10 +250,10 @@ def test_far_kicks_and_odd_spawns_agree_with_the_reference_search() -> None:
         assert cell_set(piece, jit_movegen.placements(bits, piece, rules)) == expected
         for soft in (True, False):
             raw = movegen.generate_raw(bits, piece, rules, soft_drop=soft)
-            full = movegen.generate(bits, piece, rules, soft_drop=soft)
+            full = movegen.find_moves(bits, piece, rules, soft_drop=soft)
             assert cell_set(piece, [(p.rotation, p.x, p.y, int(p.spin)) for p in raw]) == \
                 {(p.mask, int(p.spin)) for p in full}
-        assert {(p.mask, int(p.spin)) for p in movegen.generate(bits, piece, rules)} == expected
+        assert {(p.mask, int(p.spin)) for p in movegen.find_moves(bits, piece, rules)} == expected
 
 
 def test_threads_share_nothing_mutable() -> None:

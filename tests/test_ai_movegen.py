@@ -1,4 +1,4 @@
-"""The fast move generator agrees exactly with the reference search (game.finesse.find_placements)."""
+"""The move generator (game.movegen.find_moves) agrees exactly with the reference search (tests/oracle_movegen.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import random
 
 import pytest
 
-from ai.movegen import generate, generate_raw
+from game.movegen import find_moves, generate_raw
 from game.board import PIECE_MASKS, Board
-from game.finesse import Key, find_placements
+from game.finesse import Key
+from tests.oracle_movegen import find_placements
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
@@ -79,7 +80,7 @@ def test_agrees_with_reference_on_random_fields(rules_name: str) -> None:
         for piece in Piece:
             for soft in (True, False):
                 expected = find_placements(bits, piece, rules, soft_drop=soft)
-                got = generate(bits, piece, rules, soft_drop=soft)
+                got = find_moves(bits, piece, rules, soft_drop=soft)
                 assert summary(got) == summary(expected), (rules_name, piece, soft, Board(bits))
                 # The very same placements: same positions, same keys on ties, same order (key count, discovery).
                 assert got == expected, (rules_name, piece, soft, Board(bits))
@@ -107,13 +108,13 @@ def test_longer_rotation_into_cells_reached_by_a_shift() -> None:
     board = Board.from_rows(REPRO_ROWS)
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
-    for generator in (find_placements, generate):
+    for generator in (find_placements, find_moves):
         here = {p.spin: p for p in generator(board, Piece.T, rules) if p.mask == mask}
         assert set(here) == {Spin.NONE, Spin.MINI}, generator.__name__
         assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
         mini = here[Spin.MINI].keys
         assert len(mini) > 3 and mini[-2] in (Key.CW, Key.CCW, Key.FLIP), generator.__name__
-    assert generate(board, Piece.T, rules) == find_placements(board, Piece.T, rules)
+    assert find_moves(board, Piece.T, rules) == find_placements(board, Piece.T, rules)
     raw = {(r.rotation, r.x, r.y, r.spin) for r in generate_raw(board, Piece.T, rules)}
     assert {(Rotation.EAST, 5, 8, Spin.NONE), (Rotation.EAST, 5, 8, Spin.MINI)} <= raw
 
@@ -127,7 +128,7 @@ def test_keys_replay_to_the_placement() -> None:
         for _ in range(6):
             bits = random_field(rng)
             for piece in Piece:
-                for placement in generate(bits, piece, rules):
+                for placement in find_moves(bits, piece, rules):
                     rot, x, y = Rotation.NORTH, rules.spawn_x, rules.spawn_y
                     kick = None
                     for key in placement.keys:
@@ -159,7 +160,7 @@ EMPTY_COUNTS = {"I": 17, "J": 34, "L": 34, "O": 9, "S": 17, "T": 34, "Z": 17}
 @pytest.mark.parametrize("soft", [True, False])
 def test_empty_field_counts(soft: bool) -> None:
     rules = Rules.named("srs")
-    counts = {piece.name: len(generate(Board(), piece, rules, soft_drop=soft)) for piece in Piece}
+    counts = {piece.name: len(find_moves(Board(), piece, rules, soft_drop=soft)) for piece in Piece}
     assert counts == EMPTY_COUNTS
 
 
@@ -168,8 +169,8 @@ def test_tuck_needs_soft_drop() -> None:
     field = Board.from_rows(["XXXX______", "__________"])
     rules = Rules.named("srs")
     under = lambda placements: [p for p in placements if p.mask & 0b1111]
-    full = under(generate(field, Piece.I, rules))
-    hard = under(generate(field, Piece.I, rules, soft_drop=False))
+    full = under(find_moves(field, Piece.I, rules))
+    hard = under(find_moves(field, Piece.I, rules, soft_drop=False))
     assert not hard
     assert full and all(Key.SOFT_DROP in p.keys for p in full)
 
@@ -182,7 +183,7 @@ def _clears(board: Board, placement) -> int:
 def test_tsd_found() -> None:
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
     for name in ("srs", "none"):
-        found = [p for p in generate(board, Piece.T, Rules.named(name)) if p.spin is Spin.FULL and _clears(board, p) == 2]
+        found = [p for p in find_moves(board, Piece.T, Rules.named(name)) if p.spin is Spin.FULL and _clears(board, p) == 2]
         assert any(p.rotation is Rotation.SOUTH and (p.x, p.y) == (4, 1) for p in found), name
 
 
@@ -190,7 +191,7 @@ def test_tst_needs_the_tst_kick() -> None:
     board = Board.from_rows(["_X________", "XX________", "X_________", "X_XXXXXXXX", "X__XXXXXXX", "X_XXXXXXXX"])
 
     def triples(rules: Rules) -> list:
-        return [p for p in generate(board, Piece.T, rules) if p.spin is Spin.FULL and _clears(board, p) == 3]
+        return [p for p in find_moves(board, Piece.T, rules) if p.spin is Spin.FULL and _clears(board, p) == 3]
 
     found = triples(Rules.named("srs"))
     assert [(p.rotation, p.x, p.y) for p in found] == [(Rotation.EAST, 1, 1)]
@@ -200,7 +201,7 @@ def test_tst_needs_the_tst_kick() -> None:
 def test_tspin_mini_only_with_kicks() -> None:
     board = Board.from_rows(["_XXXXXXXXX"])
     minis = lambda rules: [
-        p for p in generate(board, Piece.T, rules) if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
+        p for p in find_moves(board, Piece.T, rules) if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
     ]
     assert minis(Rules.named("srs"))
     assert not minis(Rules.named("none"))
@@ -208,5 +209,5 @@ def test_tspin_mini_only_with_kicks() -> None:
 
 def test_spawn_blocked_gives_nothing() -> None:
     bits = sum(1 << (20 * 10 + x) for x in range(3, 6))
-    assert generate(bits, Piece.T, Rules.named("srs")) == []
+    assert find_moves(bits, Piece.T, Rules.named("srs")) == []
     assert find_placements(bits, Piece.T, Rules.named("srs")) == []

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ai.movegen import generate_raw
+from game.movegen import generate_raw
 from ai.search import BeamEngine, Budget, SearchState, make_engine
 from game.board import Board
 from game.movement import Spin

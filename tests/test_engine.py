@@ -194,9 +194,9 @@ class TestClearsAndScoring:
     def test_tsd_through_the_engine(self) -> None:
         tsd = Board.from_rows(["XX________", "X___XXXXXX", "XX_XXXXXXX"])
         game = Game(still_config(handling=Handling(sdf=None)), seed=1, board=tsd, queue=[Piece.T])
-        from game.finesse import find_placements
+        from game.movegen import find_moves
 
-        placement = next(p for p in find_placements(tsd, Piece.T, game.rules) if p.spin is Spin.FULL and p.y == 1)
+        placement = next(p for p in find_moves(tsd, Piece.T, game.rules) if p.spin is Spin.FULL and p.y == 1)
         events = play_keys(game, placement.keys)
         lock = next(e for e in events if isinstance(e, Locked))
         assert lock.result.spin is Spin.FULL and lock.result.lines == 2

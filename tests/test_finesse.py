@@ -9,7 +9,8 @@ from game.config import GameConfig, GravityMode
 from game.engine import Game
 from game.events import Locked
 from game.executor import play_keys
-from game.finesse import Key, find_placements, minimal_keys
+from game.finesse import Key, minimal_keys
+from game.movegen import find_moves
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
@@ -18,18 +19,18 @@ EMPTY_COUNTS = {Piece.I: 17, Piece.J: 34, Piece.L: 34, Piece.O: 9, Piece.S: 17, 
 
 @pytest.mark.parametrize("piece", list(Piece))
 def test_empty_field_counts(piece: Piece) -> None:
-    assert len(find_placements(Board(), piece, Rules.named("srs"))) == EMPTY_COUNTS[piece]
-    assert len(find_placements(Board(), piece, Rules.named("srs"), soft_drop=False)) == EMPTY_COUNTS[piece]
+    assert len(find_moves(Board(), piece, Rules.named("srs"))) == EMPTY_COUNTS[piece]
+    assert len(find_moves(Board(), piece, Rules.named("srs"), soft_drop=False)) == EMPTY_COUNTS[piece]
 
 
 def test_tucks_need_soft_drop() -> None:
     # An overhang on the left: the O can only get under it by sliding after a soft drop.
     rows = ["XXX_______", "__________", "__________"]
     board = Board.from_rows(rows)
-    soft = {(p.x, p.y) for p in find_placements(board, Piece.O, Rules.named("srs")) if p.rotation is Rotation.NORTH}
-    hard = {(p.x, p.y) for p in find_placements(board, Piece.O, Rules.named("srs"), soft_drop=False)}
+    soft = {(p.x, p.y) for p in find_moves(board, Piece.O, Rules.named("srs")) if p.rotation is Rotation.NORTH}
+    hard = {(p.x, p.y) for p in find_moves(board, Piece.O, Rules.named("srs"), soft_drop=False)}
     assert (0, 0) in soft and (0, 0) not in hard
-    keys = next(p.keys for p in find_placements(board, Piece.O, Rules()) if (p.x, p.y) == (0, 0))
+    keys = next(p.keys for p in find_moves(board, Piece.O, Rules()) if (p.x, p.y) == (0, 0))
     assert Key.SOFT_DROP in keys
 
 
@@ -78,7 +79,7 @@ def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
     board = Board.from_rows(SPIN_AFTER_SHIFT)
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
-    here = {p.spin: p for p in find_placements(board, Piece.T, rules) if p.mask == mask}
+    here = {p.spin: p for p in find_moves(board, Piece.T, rules) if p.mask == mask}
     assert set(here) == {Spin.NONE, Spin.MINI}
     assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
     assert len(here[Spin.MINI].keys) > 3 and here[Spin.MINI].keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
@@ -96,8 +97,8 @@ def test_target_search_finds_the_shortest_keys_of_every_reachable_mask() -> None
     rules = Rules.named("srs+", allow_180=True)
     for piece in Piece:
         shortest: dict[int, int] = {}
-        for placement in find_placements(board, piece, rules):
+        for placement in find_moves(board, piece, rules):
             shortest[placement.mask] = min(shortest.get(placement.mask, 99), len(placement.keys))
-        for placement in find_placements(board, piece, rules):
+        for placement in find_moves(board, piece, rules):
             keys = minimal_keys(board, piece, placement.rotation, placement.x, placement.y, rules)
             assert keys is not None and len(keys) == shortest[placement.mask]

@@ -1,4 +1,4 @@
-"""The bounded PC move generator must agree exactly with game.finesse.find_placements (the reference)."""
+"""The bounded PC move generator must agree exactly with the reference search (tests/oracle_movegen.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from ai.pc.field import REGION, clear_full_rows, from_rows, has_overhang, to_rows, walls_ok
 from ai.pc.movegen import MoveGenerator, unpack
 from ai.pc.tiling import tileable
-from game.finesse import find_placements
+from tests.oracle_movegen import find_placements
 from game.pieces import Piece
 from game.rules import Rules
 

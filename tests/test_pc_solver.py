@@ -41,7 +41,7 @@ needs_shared = pytest.mark.skipif(not CASES.exists(), reason="../shared/pc/cases
 @needs_shared
 def test_every_shared_case_agrees_with_solution_finder() -> None:
     """All 152 cases (about 10-20 s): same solvability; every solution found replays to an empty board
-    (solve() replays each one through find_placements + lock_piece before returning it)."""
+    (solve() replays each one through find_moves + lock_piece before returning it)."""
     cases = _cases()
     assert len(cases) == 152
     for case in cases:
@@ -128,7 +128,7 @@ def test_kick_tables_differ() -> None:
     """The I can be kicked under the overhang with SRS's I kicks but not with SRS+'s (found by a random search
     over small fields; the reference move search agrees)."""
     from game.board import PIECE_MASKS
-    from game.finesse import find_placements
+    from game.movegen import find_moves
     from game.pieces import Rotation
 
     field = from_rows(["XXXX__XXXX", "______XXXX"])
@@ -136,8 +136,8 @@ def test_kick_tables_differ() -> None:
     assert solve(field, queue, rules=SRS, lines=2, use_hold=False).solvable
     assert not solve(field, queue, rules=Rules.named("srs+"), lines=2, use_hold=False).solvable
     tucked = PIECE_MASKS[Piece.I, Rotation.NORTH, 1, 0]
-    assert any(p.mask == tucked for p in find_placements(field, Piece.I, SRS))
-    assert not any(p.mask == tucked for p in find_placements(field, Piece.I, Rules.named("srs+")))
+    assert any(p.mask == tucked for p in find_moves(field, Piece.I, SRS))
+    assert not any(p.mask == tucked for p in find_moves(field, Piece.I, Rules.named("srs+")))
 
 
 def test_180_kicks_matter() -> None:

@@ -10,7 +10,7 @@ from game.config import GameConfig, GravityMode
 from game.engine import Game
 from game.events import Locked
 from game.executor import play_keys
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.handling import Button, Handling
 from game.pieces import Piece
 from game.rules import Rules
@@ -70,7 +70,7 @@ def test_every_placement_found_is_played_exactly_by_its_keys(board, piece, rules
     """The finesse search and the engine agree: each placement's keys lock the piece there, with its spin."""
     config = GameConfig(rules=rules, handling=handling, gravity_mode=GravityMode.FIXED, gravity=0.0,
                         lock_delay=600, track_finesse=False)
-    for placement in find_placements(board, piece, rules):
+    for placement in find_moves(board, piece, rules):
         game = Game(config, 0, board=board, queue=[piece])
         lock = next(e for e in play_keys(game, placement.keys) if isinstance(e, Locked))
         assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (

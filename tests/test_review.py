@@ -104,10 +104,10 @@ class TestMissed:
     def test_taking_the_t_spin_is_not_a_miss(self):
         rows = ["XX________", "X___XXXXXX", "XX_XXXXXXX"]
         game = _position_game(rows, "TIOLJSZ")
-        from ai.movegen import generate
+        from game.movegen import find_moves
         from game.movement import Spin
 
-        tsd = next(p for p in generate(game.board, Piece.T, game.rules) if p.spin is Spin.FULL)
+        tsd = next(p for p in find_moves(game.board, Piece.T, game.rules) if p.spin is Spin.FULL)
         play_keys(game, tsd.keys)
         assert game.stats.tspins == 1
         review = review_replay(Replay.from_game(game))

@@ -15,7 +15,7 @@ from ai.pc.setup import (
     Shape, ShapeError, build_chance, build_ways, can_build, cover, finder, rules_for, tspin_slots,
 )
 from game.board import WIDTH
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.pieces import Piece
 
 ROW = (1 << WIDTH) - 1
@@ -32,7 +32,7 @@ def brute_buildable(shape: Shape, queue, hold, use_hold: bool, drop: str) -> boo
     def places(bits, piece):
         key = (bits, piece)
         if key not in cache:
-            cache[key] = {p.mask for p in find_placements(bits, piece, rules, soft_drop=soft)}
+            cache[key] = {p.mask for p in find_moves(bits, piece, rules, soft_drop=soft)}
         return cache[key]
 
     def no_full_row(bits):
@@ -156,7 +156,7 @@ def _replays(shape: Shape, queue, way, use_hold=True, drop="softdrop") -> None:
     rules, soft = rules_for(drop)
     bits = shape.base
     for placement in way.placements:
-        reach = {p.mask for p in find_placements(bits, placement.piece, rules, soft_drop=soft)}
+        reach = {p.mask for p in find_moves(bits, placement.piece, rules, soft_drop=soft)}
         assert placement.mask in reach
         assert not placement.mask & bits
         from game.board import piece_mask

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from game.board import Board
-from game.finesse import Key, find_placements
+from game.finesse import Key
+from game.movegen import find_moves
 from game.movement import Spin, detect_spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
@@ -13,7 +14,7 @@ N, E, S, W = Rotation
 
 
 def placements_at(rows: list[str], piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules):
-    return [p for p in find_placements(Board.from_rows(rows), piece, rules) if (p.rotation, p.x, p.y) == (rotation, x, y)]
+    return [p for p in find_moves(Board.from_rows(rows), piece, rules) if (p.rotation, p.x, p.y) == (rotation, x, y)]
 
 
 TSD = [
@@ -80,7 +81,7 @@ class TestSetups:
     def test_spin_after_soft_drop_does_not_count(self) -> None:
         # Rotating in the air and then falling into place is a drop, not a spin.
         rules = Rules.named("srs")
-        for placement in find_placements(Board.from_rows(TSD), Piece.T, rules):
+        for placement in find_moves(Board.from_rows(TSD), Piece.T, rules):
             if placement.spin is not Spin.NONE:
                 assert placement.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
 

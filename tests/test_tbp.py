@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from game.board import Board
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.randomizer import make_randomizer
@@ -80,7 +80,7 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
             assert piece == queue[0]
             rotation = Rotation.parse(location["orientation"])
             # The move must be one our own rules can reach, with the spin it claims.
-            legal = {(p.rotation, p.x, p.y, p.spin) for p in find_placements(board, piece, rules)}
+            legal = {(p.rotation, p.x, p.y, p.spin) for p in find_moves(board, piece, rules)}
             assert (rotation, location["x"], location["y"], SPINS[move["spin"]]) in legal
             board, result = lock_piece(board, piece, rotation, location["x"], location["y"], SPINS[move["spin"]],
                                        b2b, combo)

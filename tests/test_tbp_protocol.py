@@ -17,7 +17,7 @@ from ai.protocol import Move, Snapshot
 from ai.search import Budget
 from ai.tbp import TbpBot, Thought, answer_line, engine_search, serve
 from game.board import Board
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules
@@ -86,7 +86,7 @@ class FakeSearch:
 
     def __call__(self, snapshot: Snapshot, budget: Budget) -> Thought:
         self.calls.append((snapshot, budget.depth, threading.current_thread().name))
-        options = find_placements(snapshot.board, snapshot.current, snapshot.rules)
+        options = find_moves(snapshot.board, snapshot.current, snapshot.rules)
         if not options:
             return Thought(None)
         if budget.depth == 1:
@@ -215,7 +215,7 @@ class TestThinking:
         calls = len(search.calls)
         [reply] = bot.handle({"type": "suggest"})
         assert len(search.calls) == calls  # answered from what was found, not by searching now
-        options = find_placements(Board(), Piece.T, Rules())
+        options = find_moves(Board(), Piece.T, Rules())
         assert suggested(reply) == (Piece.T, options[-1].rotation, options[-1].x, options[-1].y)  # the full search's
         info = reply["move_info"]
         assert info["nodes"] == 1234 and info["depth"] == 6 and info["nps"] == 617_000
@@ -261,7 +261,7 @@ class TestThinking:
         piece, rotation, x, y = suggested(reply)
         state = bot.state
         assert state is not None
-        legal = {(p.rotation, p.x, p.y) for p in find_placements(state.board, piece, Rules())}
+        legal = {(p.rotation, p.x, p.y) for p in find_moves(state.board, piece, Rules())}
         assert piece in (Piece.O, Piece.I) and (rotation, x, y) in legal
         info = reply["move_info"]
         assert info["depth"] >= 2 and info["nodes"] > 0 and info["nps"] > 0 and "ms" in info["extra"]

@@ -7,7 +7,7 @@ import time
 
 from ai.protocol import PcAnswer, Snapshot, Suggestion
 from game.board import Board
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.pieces import Piece
 from game.rules import Rules
 from ui.worker_client import WorkerClient
@@ -49,7 +49,7 @@ def test_real_worker_answers_restarts_and_leaves_nothing_behind() -> None:
         answer = final_answer(client, Suggestion)
         move = answer.move
         assert move is not None and move.piece is Piece.I and not move.hold
-        legal = {(p.rotation, p.x, p.y) for p in find_placements(snapshot().board, Piece.I, Rules())}
+        legal = {(p.rotation, p.x, p.y) for p in find_moves(snapshot().board, Piece.I, Rules())}
         assert (move.rotation, move.x, move.y) in legal
         assert move.x == 9  # the obvious quad: the I stood up in the well
         assert client.status.state == "ok"  # READY came before the answer

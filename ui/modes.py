@@ -81,8 +81,6 @@ def game_config(settings, mode: Mode) -> tuple[GameConfig, list[str]]:
         move_reset_limit=r.move_reset_limit,
         are=r.are,
         line_clear_delay=r.line_clear_delay,
-        # Finesse is computed by the client with the fast move generator (see ui.play), so locks stay cheap.
-        track_finesse=False,
     )
     return config, problems
 

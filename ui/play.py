@@ -10,15 +10,9 @@ from typing import NamedTuple
 
 import pygame
 
-from game.board import PIECE_MASKS, Board
+from game.board import Board
 from game.engine import Game
 from game.events import Held, Locked, Moved, Rotated, ToppedOut, Undone
-from game.finesse import finesse_faults
-
-try:  # the exact, faster re-implementation of game.finesse.find_placements (about 4x faster per lock)
-    from ai.movegen import generate
-except ImportError:
-    from game.finesse import find_placements as generate
 from game.handling import Button
 from game.pieces import Piece
 from game.randomizer import State
@@ -32,13 +26,6 @@ END_DELAY_TICKS = 60  # the finished / topped-out board stays on screen this lon
 POPUP_TICKS = 100
 FLASH_TICKS = 14
 _EMPTY_COLOURS = (0,) * 400
-
-
-def _minimal_keys(board: Board, piece: Piece, rotation, x: int, y: int, rules):
-    """Shortest key sequence for a placement (ignoring spin), as `game.finesse.minimal_keys` defines it."""
-    mask = PIECE_MASKS.get((piece, rotation, x, y))
-    found = [p.keys for p in generate(board, piece, rules) if p.mask == mask]
-    return min(found, key=len) if found else None
 
 
 @dataclass
@@ -68,7 +55,7 @@ class Popup:
 
 ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "pc": "PC overlay", "undo": "undo"}
 # What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
-_RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "faults", "end_reason", "end_clock", "assists",
+_RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "end_clock", "assists",
               "previews")
 
 
@@ -109,7 +96,6 @@ class PlayScene(Scene):
         self.rules_key = rules_summary(settings, self.mode)  # personal bests are kept per this text
         self.bag_aligned = (self.config.randomizer == "7bag" and not start.queue
                             and start.randomizer_state in (None, ()))
-        self.faults: list[int] = []
         self.popups: list[Popup] = []
         self.flash: tuple[tuple[int, ...], int] | None = None
         self.clock = 0  # scene ticks, for effects
@@ -192,7 +178,7 @@ class PlayScene(Scene):
     # --- derived numbers ----------------------------------------------------------------------------------
     @property
     def finesse_total(self) -> int:
-        return sum(self.faults[: self.game.stats.pieces])
+        return self.game.stats.finesse_faults  # counted by the engine at each lock; undo restores it
 
     def summary(self) -> dict[str, float]:
         g = self.game
@@ -326,10 +312,6 @@ class PlayScene(Scene):
     def _on_lock(self, event: Locked, board_before: Board) -> None:
         result = event.result
         self._forget_undone_attempts(self.game.stats.pieces)  # this lock replaces any undone from here on
-        minimal = _minimal_keys(board_before, event.piece, event.rotation, event.x, event.y, self.config.rules)
-        index = self.game.stats.pieces - 1
-        del self.faults[index:]
-        self.faults.append(finesse_faults(event.keys, minimal))
         label = result.label()
         if label or result.combo >= 1 or result.perfect_clear:
             self.popups = [p for p in self.popups if p.big]  # the newest clear replaces the last one
@@ -343,7 +325,7 @@ class PlayScene(Scene):
                 self.pc_attempts.append(PcAttempt(True, (self.game.ticks - self.pc_window_start) / 60,
                                                   self.game.stats.pieces, self.pc_window_start))
                 self.pc_window_start = self.game.ticks
-        faults = self.faults[-1]
+        faults = event.finesse_faults
         if faults and self.app.settings.display.show_finesse:
             self.popups = [p for p in self.popups if not p.text.startswith("FINESSE")]
             self.popups.append(Popup(f"FINESSE +{faults}", (240, 110, 110), self.clock))

@@ -2,7 +2,7 @@
 
 Boards may be given as `game.board.Board` or as bitboard ints; only rows 0..lines-1 may hold blocks.
 `soft_drop=False` means hard drops only (shifts and turns above the stack). Every solution returned has been
-replayed through `game.finesse.find_placements` and `game.scoring.lock_piece` (see ai.pc.verify).
+replayed through `game.movegen.find_moves` and `game.scoring.lock_piece` (see ai.pc.verify).
 """
 
 from __future__ import annotations

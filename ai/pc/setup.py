@@ -665,12 +665,12 @@ class TSpinSlot:
 def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "softdrop") -> list[TSpinSlot]:
     """Every T placement reachable from spawn on this field (the reference movement search, game.finesse) that
     scores a full T-spin (not a mini) and clears at least one row; most lines first."""
-    from game.finesse import find_placements
+    from game.movegen import find_moves
     from game.movement import Spin
 
     rules, soft = rules_for(drop, rules)
     out = []
-    for placement in find_placements(bits, Piece.T, rules, soft_drop=soft):
+    for placement in find_moves(bits, Piece.T, rules, soft_drop=soft):
         if placement.spin is not Spin.FULL:
             continue
         after = bits | placement.mask

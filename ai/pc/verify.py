@@ -1,11 +1,11 @@
-"""Replay a solution through the game's own rules: `find_placements` must offer every placement and
+"""Replay a solution through the game's own rules: `game.movegen.find_moves` must offer every placement and
 `lock_piece` must end in a perfect clear. This is the check every reported solution passes."""
 
 from __future__ import annotations
 
 from ai.pc.search import Problem, Solution
 from game.board import PIECE_MASKS, Board
-from game.finesse import find_placements
+from game.movegen import find_moves
 from game.movement import Spin
 from game.rules import Rules
 from game.scoring import lock_piece
@@ -14,14 +14,14 @@ _OFFERED: dict[tuple, dict[int, list[Spin]]] = {}
 
 
 def _offered(board: Board, piece, rules: Rules, soft_drop: bool) -> dict[int, list[Spin]]:
-    """find_placements as mask -> spins, memoised: solutions of one search share most of their boards."""
+    """find_moves as mask -> spins, memoised: solutions of one search share most of their boards."""
     key = (board.bits, piece, rules.cache_key(), soft_drop)
     found = _OFFERED.get(key)
     if found is None:
         if len(_OFFERED) > 50_000:
             _OFFERED.clear()
         found = {}
-        for placement in find_placements(board, piece, rules, soft_drop=soft_drop):
+        for placement in find_moves(board, piece, rules, soft_drop=soft_drop):
             found.setdefault(placement.mask, []).append(placement.spin)
         _OFFERED[key] = found
     return found

@@ -1,9 +1,14 @@
-"""Fast move generation: every reachable final placement of a piece, with its spin and shortest key sequence.
+"""The move generator: `find_moves(board, piece, rules, soft_drop=...)` lists every reachable final placement of
+a piece with its spin and shortest key sequence. The engine's finesse count, the UI, the AI, PC verification and
+the `moves` command all use it; the compiled port (ai.jit_movegen) is tested equal to it.
 
-This is an exact re-implementation of `game.finesse.find_placements` (the reference definition of
-"reachable": the same breadth-first search from spawn, the same move order, each (rotation, x, y) expanded once
-from its first arrival, and a later arrival recorded as its own placement when it locks there with a spin not
-met there before, e.g. a longer rotation into cells first reached by a shift) on faster primitives:
+"Reachable" is the breadth-first search from spawn that players' key counting implies (the tuple-state reference
+search it is tested against lives in tests/oracle_movegen.py): the same move order, each (rotation, x, y)
+expanded once from its first arrival, and a later arrival recorded as its own placement when it locks there
+with a spin not met there before (e.g. a longer rotation into cells first reached by a shift). Keys are counted
+as a player presses them: a tap moves one column, holding a direction (DAS) slides to the wall and counts once,
+a soft drop held to the floor counts once, each rotation once, and the hard drop ends every sequence.
+It runs on fast primitives:
 
 * the board is transposed once into 10 column bitsets; for every (rotation, x) a *fit column* `F` is built with
   four shifts and ANDs: bit p of F is set when the piece fits at y = p - 8. Fitting, dropping (the highest
@@ -12,19 +17,49 @@ met there before, e.g. a longer rotation into cells first reached by a shift) on
   built only for the placements returned;
 * equal cell sets are recognised through a per-piece canonical id table, not by hashing 400-bit masks.
 
-`generate` returns `game.finesse.Placement` values (same type as the reference, so callers can mix them);
-`generate_raw` skips building key tuples for search, which only needs the final positions.
+`find_moves` returns `Placement` values; `generate_raw` skips building key tuples for search, which only needs
+the final positions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from game.board import PIECE_MASKS, Bitboard, Board, filled_columns
-from game.finesse import Key, Placement
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, SpinRule
+
+
+
+class Key(str, Enum):
+    LEFT = "left"
+    RIGHT = "right"
+    DAS_LEFT = "das_left"
+    DAS_RIGHT = "das_right"
+    CW = "cw"
+    CCW = "ccw"
+    FLIP = "180"
+    SOFT_DROP = "soft_drop"
+    HARD_DROP = "hard_drop"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A final resting place of a piece and the shortest keys that put it there (ending with HARD_DROP)."""
+
+    piece: Piece
+    rotation: Rotation
+    x: int
+    y: int
+    spin: Spin
+    keys: tuple[Key, ...]
+    mask: Bitboard
+
+    def cells(self) -> list[tuple[int, int]]:
+        return [(i % 10, i // 10) for i in range(400) if self.mask >> i & 1]
+
 
 _XOFF = 8  # xi = x + 8: kicks of up to 4 columns from any legal x stay inside 0..31
 _YOFF = 8  # p = y + 8: bit p of a fit column
@@ -363,7 +398,7 @@ def _keys_of(link: dict[int, int], tail: int, code: int) -> tuple[Key, ...]:
     return tuple(_KEYS[c] for c in codes) + (Key.HARD_DROP,)
 
 
-def generate(
+def find_moves(
     board: Board | Bitboard,
     piece: Piece,
     rules: Rules,
@@ -371,8 +406,8 @@ def generate(
     soft_drop: bool = True,
     start: tuple[Rotation, int, int] | None = None,
 ) -> list[Placement]:
-    """Same contract and result as `game.finesse.find_placements`: all distinct (cells, spin) placements with a
-    shortest key sequence each, ordered by key count then discovery order; [] if the piece cannot spawn."""
+    """All distinct (cells, spin) placements with a shortest key sequence each, ordered by key count then
+    discovery order; [] if the piece cannot spawn. `soft_drop=False`: hard drops only (moves above the stack)."""
     bits = board.bits if isinstance(board, Board) else board
     tables, link, best = _search(bits, piece, rules, soft_drop, start)
     result = []
@@ -479,7 +514,7 @@ def _can_spin(piece: Piece, rules: Rules) -> bool:
 def generate_raw(
     board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True
 ) -> list[RawPlacement]:
-    """The same (cells, spin) placements as `generate`, without key sequences (for search). Unordered.
+    """The same (cells, spin) placements as `find_moves`, without key sequences (for search). Unordered.
 
     Pieces that can never score a spin under the rules (all but T with the T-spin rule) take a bit-parallel
     flood fill, which finds the same placements several times faster; their `keys` is -1 (not computed).
