@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
 
+from ai.protocol import WEIGHTS_DIR
 from game.board import Bitboard, filled_columns
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
 from game.scoring import LockResult
 
-WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 _COL_FULL = (1 << 40) - 1
 
 

@@ -8,6 +8,7 @@ This module is shared by `ui` (the client) and `ai` (the worker) and imports onl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from game.board import Board
@@ -15,6 +16,17 @@ from game.finesse import Key
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules
+
+
+# --- what a request may name ------------------------------------------------------------------------------
+ENGINES = ("beam", "mcts")
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"  # one TOML file per weight set the engines accept
+
+
+def weight_names() -> tuple[str, ...]:
+    """The weight sets shipped with the engine (the names `SuggestRequest.weights` accepts), modern first."""
+    names = sorted(path.stem for path in WEIGHTS_DIR.glob("*.toml"))
+    return tuple(sorted(names, key=lambda name: name != "modern"))
 
 
 @dataclass(frozen=True)
@@ -179,8 +191,8 @@ KEY_GLYPHS = {Key.LEFT: "←", Key.RIGHT: "→", Key.DAS_LEFT: "⇤", Key.DAS_RI
               Key.FLIP: "180", Key.SOFT_DROP: "↓", Key.HARD_DROP: "⤓"}
 KEY_ASCII = {Key.LEFT: "<", Key.RIGHT: ">", Key.DAS_LEFT: "|<", Key.DAS_RIGHT: ">|", Key.CW: "CW", Key.CCW: "CCW",
              Key.FLIP: "180", Key.SOFT_DROP: "v", Key.HARD_DROP: "DROP"}
-KEY_MEANINGS = {Key.LEFT: "move left", Key.RIGHT: "move right", Key.DAS_LEFT: "hold left to the wall (DAS)",
-                Key.DAS_RIGHT: "hold right to the wall (DAS)", Key.CW: "rotate clockwise",
+KEY_MEANINGS = {Key.LEFT: "move left", Key.RIGHT: "move right", Key.DAS_LEFT: "slide to the left wall",
+                Key.DAS_RIGHT: "slide to the right wall", Key.CW: "rotate clockwise",
                 Key.CCW: "rotate counter-clockwise", Key.FLIP: "rotate 180°", Key.SOFT_DROP: "soft drop to the floor",
                 Key.HARD_DROP: "hard drop"}
 

@@ -12,6 +12,7 @@ from typing import Any
 import pygame
 from pydantic import ValidationError
 
+from ai.protocol import ENGINES, KEY_MEANINGS, weight_names
 from game.finesse import Key
 from settings import BUTTONS, KeySettings, SettingsError, rebind
 from ui import render as R
@@ -23,19 +24,6 @@ GRAVITY_PRESETS = (0.0, 1 / 60, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 SDF_CHOICES: tuple[Any, ...] = (*range(1, 41), "instant")
 PPS_CHOICES: tuple[Any, ...] = (1, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 60, 0)  # 0: as fast as possible
 BUDGET_CHOICES: tuple[Any, ...] = (5, 10, 15, 25, 50, 100, 200, 500, 1000, 2000, 5000)
-ENGINES = ("beam", "mcts")
-# What each key of a hint's key sequence means (the glyphs come from ui.coach, the text the coach panel shows).
-KEY_MEANINGS = {
-    Key.LEFT: "move left",
-    Key.RIGHT: "move right",
-    Key.DAS_LEFT: "slide to the left wall",
-    Key.DAS_RIGHT: "slide to the right wall",
-    Key.CW: "rotate clockwise",
-    Key.CCW: "rotate counter-clockwise",
-    Key.FLIP: "rotate 180°",
-    Key.SOFT_DROP: "soft drop to the floor",
-    Key.HARD_DROP: "hard drop",
-}
 
 
 @dataclass(frozen=True)
@@ -50,14 +38,6 @@ class Row:
     step: float = 1
     unit: str = ""
     help: str = ""
-
-
-def weight_names() -> tuple[str, ...]:
-    """The weight sets shipped in ai/weights (the names `ai.weights` accepts), modern first."""
-    from ai.eval import WEIGHTS_DIR
-
-    names = sorted(path.stem for path in WEIGHTS_DIR.glob("*.toml"))
-    return tuple(sorted(names, key=lambda name: name != "modern"))
 
 
 def legend_entries(glyphs: dict[Key, str] = KEY_GLYPHS) -> list[str]:
