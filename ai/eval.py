@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol, runtime_checkable
 
+import tomli_w
+
 from ai.protocol import WEIGHTS_DIR
 from game.board import Bitboard, filled_columns
 from game.movement import Spin
@@ -357,7 +359,7 @@ class WeightSet:
         if not path.suffix:
             path = WEIGHTS_DIR / f"{name_or_path}.toml"
         try:
-            data = tomllib.loads(path.read_text())
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             known = ", ".join(sorted(p.stem for p in WEIGHTS_DIR.glob("*.toml")))
             raise ValueError(f"no weight set {str(name_or_path)!r} (built in: {known})") from None
@@ -368,9 +370,9 @@ class WeightSet:
         return cls(str(data.get("name", path.stem)), weights, str(data.get("description", "")))
 
     def to_toml(self) -> str:
-        lines = [f"name = {self.name!r}".replace("'", '"'), f"description = {self.description!r}".replace("'", '"'), "", "[weights]"]
-        lines += [f"{key} = {float(value)!r}" for key, value in self.weights.items()]
-        return "\n".join(lines) + "\n"
+        """The set as TOML that `load` reads back to an equal set (any name or description text)."""
+        weights = {key: float(value) for key, value in self.weights.items()}
+        return tomli_w.dumps({"name": self.name, "description": self.description, "weights": weights})
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from ai.eval import (
@@ -107,6 +109,25 @@ def test_weight_set_round_trip(tmp_path) -> None:
     assert WeightSet.load(path) == original
     with pytest.raises(ValueError):
         WeightSet.load("no-such-set")
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("it's mine", 'Dellacherie\'s set, "retuned"'),
+        ('say "hi"', "a back\\slash, a tab\tand\na newline"),
+        ("café ★", "trained on 2026-11-26 — élite mean 3 472 ✓"),
+        ("out/weights.toml", "'''triple''' and \"\"\"triple\"\"\""),
+    ],
+)
+def test_weight_set_toml_round_trips_any_text(tmp_path, name: str, description: str) -> None:
+    """`train` names a set after its output file and keeps free text: the TOML written must read back equal."""
+    original = WeightSet(name, {"holes": -2.5, "landing_height": -1.0, "tspin2": 3.0}, description)
+    text = original.to_toml()
+    assert tomllib.loads(text)["description"] == description
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    assert WeightSet.load(path) == original
 
 
 def test_dellacherie_value_by_hand() -> None:
