@@ -106,7 +106,7 @@ def test_an_answer_for_an_old_piece_is_ignored(app_screen):
     app.scenes.push(scene)
     app.tick()
     coach = scene.coach
-    old_generation = coach._suggest_gen
+    old_generation = coach.hints.generation
     old_piece = scene.game.active.piece
     testing.tap(app, "space")  # the piece locks before the worker answers
     app.tick()
@@ -300,7 +300,7 @@ def test_a_position_left_before_its_hint_arrived_gets_one_when_it_comes_back(app
     coach = scene.coach
     assert _run_until(app, lambda: coach.show_hint)
     testing.tap(app, "space")
-    assert _run_until(app, lambda: scene.game.stats.pieces == 1 and coach._suggest_key == position_key(scene.game))
+    assert _run_until(app, lambda: scene.game.stats.pieces == 1 and coach.hints.asked == position_key(scene.game))
     testing.tap(app, "ctrl+z")
     assert _run_until(app, lambda: scene.game.stats.pieces == 0)
     # the answer for the position just left (0.3 s of "thinking") arrives meanwhile and is dropped

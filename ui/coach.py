@@ -114,6 +114,72 @@ class GoodPc:
     pieces: int
 
 
+@dataclass
+class Channel:
+    """One kind of question to the worker ("suggest" or "pc") as one value: the question in flight (the
+    position it is about, its generation, when it was sent) and the newest answer with the position it is for.
+    An answer counts only for the position it was asked about, so a late one for an old piece is never used."""
+
+    kind: str
+    asked: tuple | None = None  # position of the question in flight (or of the last one answered)
+    generation: int | None = None
+    asked_clock: int = 0
+    answer: Any = None
+    key: tuple | None = None  # position the answer is for
+
+    def for_position(self, key: tuple | None) -> Any:
+        return self.answer if key is not None and self.key == key else None
+
+    def settled(self, key: tuple) -> bool:
+        """This position was asked about, or already has its final answer."""
+        answer = self.for_position(key)
+        return key == self.asked or (answer is not None and getattr(answer, "final", True))
+
+    def ask(self, key: tuple, generation: int | None, clock: int) -> None:
+        self.asked, self.generation, self.asked_clock = key, generation, clock
+
+    def accepts(self, answer: Any, key: tuple | None) -> bool:
+        """The answer is for the question in flight and its position is the one in play."""
+        if answer.generation != self.generation:
+            return False
+        if key is None or key != self.asked:
+            if answer.final:
+                self.asked = None  # its position was left (undo): ask again if it comes back
+            return False
+        return True
+
+    def keep(self, answer: Any, key: tuple) -> None:
+        self.answer, self.key = answer, key
+
+    def drop_pending(self, client: Any) -> None:
+        """Stop waiting for an unanswered question (the scene is covered); it is asked again on return."""
+        if self.generation is not None and self.key != self.asked:
+            client.forget(self.kind)
+        self.asked = self.key
+
+
+@dataclass
+class PcProgress:
+    """What the PC coach judged along the game: the last possible PC (to show what a mistake cost) and when
+    a placement turned a possible PC into an impossible one."""
+
+    good: GoodPc | None = None
+    lost_clock: int | None = None
+    judged_possible: bool = False  # the last verdict
+    judged_pieces: int | None = None  # pieces placed at that verdict
+
+    def judge(self, answer: PcAnswer, board: Board, pieces: int, clock: int) -> None:
+        if answer.possible:
+            if answer.overlay or self.good is None or self.good.pieces != pieces:
+                self.good = GoodPc(answer, board, pieces)
+            self.lost_clock = None
+            self.judged_possible, self.judged_pieces = True, pieces
+        elif answer.impossible:  # only an exact "no PC whatever comes" is a verdict; "unknown" judges nothing
+            if self.judged_possible and self.judged_pieces is not None and pieces > self.judged_pieces:
+                self.lost_clock = clock  # this placement turned a possible PC into an impossible one
+            self.judged_possible, self.judged_pieces = False, pieces
+
+
 class Coach:
     def __init__(self, scene: Any) -> None:
         self.scene = scene
@@ -122,26 +188,45 @@ class Coach:
 
     def reset(self) -> None:
         """Forget everything about the previous game (new game, restart)."""
-        self.hint: Move | None = None
-        self.hint_final = False
-        self.hint_key: tuple | None = None
+        self.hints = Channel("suggest")
+        self.pcs = Channel("pc")
+        self.progress = PcProgress()
         self.hint_ready_clock: int | None = None  # scene clock when the current hint arrived
-        self._suggest_key: tuple | None = None
-        self._suggest_gen: int | None = None
-        self.pc: PcAnswer | None = None
-        self.pc_key: tuple | None = None
-        self._pc_request_key: tuple | None = None
-        self._pc_gen: int | None = None
-        self._judged_positive = False  # the last final PC verdict: was a PC possible?
-        self._judged_pieces: int | None = None  # pieces placed at that verdict
-        self._suggest_clock = 0
-        self.good: GoodPc | None = None
-        self.lost_clock: int | None = None  # scene clock when a placement made the PC impossible
         self.failure: str | None = None
         self.executor: KeyExecutor | None = None
         self._piece_clock = 0
         self._piece_key: tuple | None = None
         self._held_from: tuple | None = None
+
+    # --- the answers, as the views read them ---------------------------------------------------------------
+    @property
+    def hint(self) -> Move | None:
+        answer = self.hints.answer
+        return answer.move if answer is not None else None
+
+    @property
+    def hint_final(self) -> bool:
+        return self.hints.answer is not None and self.hints.answer.final
+
+    @property
+    def hint_key(self) -> tuple | None:
+        return self.hints.key
+
+    @property
+    def pc(self) -> PcAnswer | None:
+        return self.pcs.answer
+
+    @property
+    def good(self) -> GoodPc | None:
+        return self.progress.good
+
+    @property
+    def lost_clock(self) -> int | None:
+        return self.progress.lost_clock
+
+    @lost_clock.setter
+    def lost_clock(self, value: int | None) -> None:
+        self.progress.lost_clock = value
 
     # --- settings ---------------------------------------------------------------------------------------
     @property
@@ -164,18 +249,16 @@ class Coach:
     def show_hint(self) -> bool:
         """True when the engine's hint (not the PC's advice) is the advice for the piece in play."""
         return (self.wants_suggestions and self.hint is not None
-                and self.hint_key == position_key(self.scene.game))
+                and self.hints.for_position(position_key(self.scene.game)) is not None)
 
     @property
     def pc_shown(self) -> PcAnswer | None:
         """The PC answer for the position in play, or None."""
-        if self.pc is not None and self.pc_key == position_key(self.scene.game):
-            return self.pc
-        return None
+        return self.pcs.for_position(position_key(self.scene.game))
 
     @property
     def pc_lost(self) -> bool:
-        return self.lost_clock is not None
+        return self.progress.lost_clock is not None
 
     @property
     def practice(self) -> bool:
@@ -217,12 +300,8 @@ class Coach:
         client = self.scene.app.worker_if_started()
         if client is None:
             return
-        if self._suggest_gen is not None and self.hint_key != self._suggest_key:
-            client.forget("suggest")
-        if self._pc_gen is not None and self.pc_key != self._pc_request_key:
-            client.forget("pc")
-        self._suggest_key = self.hint_key
-        self._pc_request_key = self.pc_key
+        self.hints.drop_pending(client)
+        self.pcs.drop_pending(client)
 
     # --- per tick ---------------------------------------------------------------------------------------
     def poll(self) -> None:
@@ -239,28 +318,24 @@ class Coach:
         key = position_key(game)
         if key is None:
             return
-        if self.wants_suggestions and key != self._suggest_key and key != self.hint_key:
+        clock = self.scene.clock
+        if self.wants_suggestions and not self.hints.settled(key) and self.hints.key != key:
             ai = self.ai
-            self._suggest_gen = self.scene.app.worker().suggest(
+            generation = self.scene.app.worker().suggest(
                 snapshot_of(game), engine=ai.engine, weights=ai.weights, budget_ms=float(ai.think_budget_ms))
-            self._suggest_key = key
-            self._suggest_clock = self.scene.clock
-        answered = key == self.pc_key and self.pc is not None and self.pc.final
-        if self.pc_on and key != self._pc_request_key and not answered:
+            self.hints.ask(key, generation, clock)
+        if self.pc_on and not self.pcs.settled(key):
             # A newer request cancels the worker's current job, so the PC question goes after the final hint
             # (in PC practice no hint is asked while the PC leads).
-            hint_pending = (self.wants_suggestions and not (self.hint_key == key and self.hint_final)
-                            and self.failure is None
-                            and self.scene.clock - self._suggest_clock < PC_AFTER_HINT_TICKS)
+            hint_pending = (self.wants_suggestions and not (self.hints.key == key and self.hint_final)
+                            and self.failure is None and clock - self.hints.asked_clock < PC_AFTER_HINT_TICKS)
             if hint_pending:
                 return
+            generation = None
             if game.board.height() <= PC_MAX_HEIGHT:
-                lines = pc_lines(game, self.practice)
-                self._pc_gen = self.scene.app.worker().solve_pc(snapshot_of(game), lines=lines,
-                                                                budget_ms=PC_BUDGET_MS)
-            else:
-                self._pc_gen = None
-            self._pc_request_key = key
+                generation = self.scene.app.worker().solve_pc(snapshot_of(game), lines=pc_lines(game, self.practice),
+                                                              budget_ms=PC_BUDGET_MS)
+            self.pcs.ask(key, generation, clock)
 
     def _take(self, answer) -> None:
         game = self.scene.game
@@ -269,52 +344,32 @@ class Coach:
             self.failure = answer.message
             return
         if isinstance(answer, Suggestion):
-            if answer.generation != self._suggest_gen or key is None or key != self._suggest_key:
-                if answer.generation == self._suggest_gen and answer.final:
-                    self._suggest_key = None  # its position was left (undo): ask again if it comes back
+            if not self.hints.accepts(answer, key):
                 return  # for another piece: ignore
             move = answer.move
             if move is not None and _expected_piece(game, move) != move.piece:
                 return
-            if self.hint_key != key:
+            if self.hints.key != key:
                 self.hint_ready_clock = self.scene.clock
-            self.hint, self.hint_final, self.hint_key = move, answer.final, key
+            self.hints.keep(answer, key)
             self.failure = None
         elif isinstance(answer, PcAnswer):
-            if answer.generation != self._pc_gen or key is None or key != self._pc_request_key:
-                if answer.generation == self._pc_gen and answer.final:
-                    self._pc_request_key = None  # its position was left (undo): ask again if it comes back
+            if not self.pcs.accepts(answer, key):
                 return
-            self._take_pc(answer, key)
+            self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)
+            self.pcs.keep(answer, key)
             self.failure = None
-
-    def _take_pc(self, answer: PcAnswer, key: tuple) -> None:
-        game = self.scene.game
-        pieces = game.stats.pieces
-        if answer.possible:
-            if answer.overlay or self.good is None or self.good.pieces != pieces:
-                self.good = GoodPc(answer, game.board, pieces)
-            self.lost_clock = None
-            self._judged_positive, self._judged_pieces = True, pieces
-        elif answer.impossible:  # only an exact "no PC whatever comes" is a verdict; "unknown" judges nothing
-            if self._judged_positive and self._judged_pieces is not None and pieces > self._judged_pieces:
-                self.lost_clock = self.scene.clock  # this placement turned a possible PC into an impossible one
-            self._judged_positive, self._judged_pieces = False, pieces
-        self.pc, self.pc_key = answer, key
 
     # --- game events ------------------------------------------------------------------------------------
     def after_tick(self, events: list[Event]) -> None:
-        """Follow the game: a hold that the hint planned keeps the hint; undo clears the lost signal."""
+        """Follow the game: a hold that the advice planned keeps the advice; a PC starts the judging afresh."""
         for event in events:
             if isinstance(event, Held):
                 self._after_hold()
             elif isinstance(event, Undone):
                 self.executor = None
             elif isinstance(event, Locked) and event.result.perfect_clear:
-                # a new PC starts from here: nothing that was judged about the last one carries over
-                self.good = None
-                self.lost_clock = None
-                self._judged_positive, self._judged_pieces = False, None
+                self.progress = PcProgress()  # a new PC starts: nothing judged about the last one carries over
 
     def _after_hold(self) -> None:
         game = self.scene.game
@@ -322,20 +377,20 @@ class Coach:
         if key is None:
             return
         planned = False
-        move = self.hint
+        hint = self.hints.answer
+        move = hint.move if hint is not None else None
         if move is not None and move.hold and game.active.piece == move.piece:
-            self.hint = replace(move, hold=False)
-            self.hint_key = self._suggest_key = key
+            self.hints.keep(replace(hint, move=replace(move, hold=False)), key)
+            self.hints.asked = key
             planned = True
-        shown = self.pc if self.pc is not None and self.pc_key == self._held_from else None
+        shown = self.pcs.for_position(self._held_from)
         first = shown.solution[0] if shown is not None and shown.solution else None
         if first is not None and first.hold and game.active.piece == first.piece:
             # The hold the PC solution asked for: the same solution goes on (its first placement no longer
             # needs a hold); the chance is worked out again for the new position.
-            self.pc = replace(shown, solution=(replace(first, hold=False), *shown.solution[1:]), chance=None,
-                              best_next=None, final=False)
-            self.pc_key = key
-            self._pc_request_key = None
+            self.pcs.keep(replace(shown, solution=(replace(first, hold=False), *shown.solution[1:]), chance=None,
+                                  best_next=None, final=False), key)
+            self.pcs.asked = None
             planned = True
         if planned and self._piece_key is not None:
             self._piece_key = key  # the autoplay plan goes on with the held-in piece
