@@ -216,6 +216,9 @@ def _review(request: ReviewRequest, should_stop: Callable[[], bool], send: Calla
     except ReplayError as error:
         raise RequestError(f"the replay cannot be reviewed: {error}") from None
     turns = turns_of(replay)
+    # At once, before the engine is built: the UI then knows the worker is on it (a partial answer buys it the
+    # client's streaming patience, as the first search may wait for the compiled kernels to load).
+    send(ReviewAnswer(request.generation, 0, len(turns)))
     review = GameReview(key, total=len(turns))
     engine = make_review_engine(replay.config.rules, depth=request.depth, accelerate=kernels_ready())
     batch: list = []

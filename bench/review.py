@@ -1,6 +1,6 @@
 """Calibration and speed of the game review (ai/review.py). Prints numbers; asserts nothing.
 
-    .venv/bin/python bench/review.py [--games 8] [--pieces 100] [--json]
+    .venv/bin/python bench/review.py [--games 8] [--pieces 100] [--window] [--json]
 
 1. Plays seeded games (ai/recorded.py) with four players: the engine at its live settings (``beam``, 14 ms per
    move, as the hint and autoplay play), the same engine seeing one preview only (``shallow``), a one-piece greedy
@@ -12,6 +12,8 @@
    and the share of each player's placements in each class with the current bounds.
 2. Times the review of the first engine game of ``--pieces`` placements: CPU time in total and until the first
    placement is reviewed (process CPU time; the machine's other load does not count).
+3. With --window: the review screen on that game with the real worker process; time to the first and the last
+   result, and the CPU time of each frame while the review is computed.
 """
 
 from __future__ import annotations
@@ -55,12 +57,50 @@ def losses_of(player: str, games: int, pieces: int, first_seed: int) -> tuple[li
     return losses, total
 
 
+def window_frames(replay) -> dict:
+    """Open the review screen on `replay` with the real worker process and run frames (update + draw, paced at
+    60 Hz) until the review is complete; thread CPU time per frame, and wall time to the first and last result."""
+    import os
+    import tempfile
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    from ui.review import ReviewScene
+    from ui.testing import make_app
+
+    app, screen = make_app(Path(tempfile.mkdtemp(prefix="bench-review-")))
+    scene = ReviewScene(app, replay.to_json())
+    app.scenes.push(scene)
+    frames: list[float] = []
+    started = time.perf_counter()
+    first = None
+    try:
+        while scene.review is None and scene.problem is None and time.perf_counter() - started < 120:
+            t0 = time.thread_time()
+            app.tick()
+            app.draw(screen)
+            frames.append((time.thread_time() - t0) * 1000)
+            if first is None and scene.placements:
+                first = time.perf_counter() - started
+            time.sleep(max(0.0, 1 / 60 - (time.thread_time() - t0)))
+    finally:
+        done = time.perf_counter() - started
+        app.close_worker()
+    frames.sort()
+    return {"first_s": round(first or done, 2), "done_s": round(done, 2), "frames": len(frames),
+            "frame_ms_median": round(percentile(frames, 0.5), 2), "frame_ms_p99": round(percentile(frames, 0.99), 2),
+            "frame_ms_max": round(frames[-1], 2), "problem": scene.problem}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--pieces", type=int, default=100)
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--window", action="store_true",
+                        help="also open the review screen (dummy video driver, real worker process) on that game and "
+                        "time its frames while the worker computes the review")
     args = parser.parse_args()
     report: dict = {"games": args.games, "pieces": args.pieces, "players": {}}
     for player in ("beam", "shallow", "greedy", "random"):
@@ -95,6 +135,8 @@ def main() -> int:
     report["speed"] = {"placements": len(turns), "cpu_s": round(time.process_time() - started, 2),
                        "wall_s": round(time.perf_counter() - wall, 2), "first_cpu_s": round(first or 0.0, 3),
                        "engine_load_cpu_s": round(warm, 3)}
+    if args.window:
+        report["window"] = window_frames(game.replay)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -107,6 +149,12 @@ def main() -> int:
               f"{row['p75']:>7} {row['p90']:>7} {row['p975']:>7} {row['nonzero_median']:>7} {row['game_ending']:>4}"
               f"   {classes}")
     print("suggested bounds:", report["suggested"], " current:", THRESHOLDS)
+    if "window" in report:
+        w = report["window"]
+        print(f"review screen with the worker process: first placement shown after {w['first_s']} s, all after "
+              f"{w['done_s']} s (wall, including the worker's start); frame CPU (update + draw) median "
+              f"{w['frame_ms_median']} ms, p99 {w['frame_ms_p99']} ms, max {w['frame_ms_max']} ms over "
+              f"{w['frames']} frames (a 60 Hz frame has 16.7 ms)")
     s = report["speed"]
     print(f"review of a {s['placements']}-placement engine game: {s['cpu_s']} s CPU ({s['wall_s']} s wall), "
           f"first placement after {s['first_cpu_s']} s CPU (engine load {s['engine_load_cpu_s']} s)")

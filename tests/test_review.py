@@ -181,3 +181,45 @@ class TestCommand:
         assert [f.name for f in files] == ["game-3.json", "game-4.json"]
         status, out, _ = _cli([str(files[0]), "--json", "--no-pc"], capsys)
         assert status == 0 and len(json.loads(out)["placements"]) == bench["games"][0]["pieces"]
+
+
+class TestWorkerRequest:
+    """The worker's side (ai.service.handle): progress at once, then batches, then the whole review."""
+
+    def _answers(self, request):
+        import ai.service
+
+        out = []
+        ai.service.handle(request, lambda: False, out.append)
+        return out
+
+    def test_the_review_streams_and_ends_with_the_same_review_as_the_command(self):
+        from ai.protocol import ReviewRequest
+
+        replay = play_recorded("greedy", 51, max_pieces=12).replay
+        answers = self._answers(ReviewRequest(7, replay.to_json()))
+        assert answers[0].done == 0 and answers[0].total == 12 and not answers[0].final  # before any search
+        done = [a.done for a in answers]
+        assert done == sorted(done) and answers[-1].final and answers[-1].generation == 7
+        streamed = [p for a in answers[:-1] for p in a.placements]
+        expected = review_replay(replay).to_dict()
+        assert [p["index"] for p in streamed] == list(range(12))
+        assert json.loads(answers[-1].review) == expected and answers[-1].accuracy == expected["accuracy"]
+
+    def test_a_cached_review_of_the_same_engine_is_the_answer_and_another_engines_is_redone(self):
+        from ai.protocol import ReviewRequest
+
+        replay = play_recorded("greedy", 52, max_pieces=6).replay
+        review = review_replay(replay).to_dict()
+        answers = self._answers(ReviewRequest(1, replay.to_json(), cached=json.dumps(review)))
+        assert len(answers) == 1 and answers[0].final and json.loads(answers[0].review) == review
+        stale = dict(review, engine="review-0/an older engine")
+        answers = self._answers(ReviewRequest(2, replay.to_json(), cached=json.dumps(stale)))
+        assert len(answers) > 1 and json.loads(answers[-1].review) == review
+
+    def test_a_broken_replay_is_refused_with_a_message(self):
+        import ai.service
+        from ai.protocol import ReviewRequest
+
+        with pytest.raises(ai.service.RequestError, match="cannot be reviewed"):
+            self._answers(ReviewRequest(3, '{"format": 1}'))

@@ -202,6 +202,10 @@ class ReviewScene(Scene):
     def progress_text(self) -> str:
         if self.review is not None:
             return "review from the history" if self.from_cache else "review complete"
+        worker = self.app.worker_if_started()
+        status = getattr(worker, "status", None)
+        if status is not None and status.state == "restarting" and not self.done:
+            return f"Analysing… the AI worker is restarting ({status.last_problem or 'it stopped'})"
         return f"Analysing… {self.done}/{self.total} placements"
 
     def marked(self) -> list[int]:
