@@ -101,6 +101,6 @@ def describe(error: ErrorDetails, model: type[BaseModel]) -> str:
         return f"{show(value)} is not a valid name (use letters, digits, spaces, '-' and '_')"
     if kind == "extra_forbidden":
         return "unknown setting"
-    if kind == "value_error":
-        return str(error["msg"]).removeprefix("Value error, ")
+    if kind == "value_error" and isinstance(ctx.get("error"), Exception):
+        return str(ctx["error"])  # our validator's own message, not pydantic's wording around it
     return str(error["msg"])

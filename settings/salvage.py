@@ -1,14 +1,19 @@
 """Read as much as possible out of a damaged or foreign settings file, and say what was not read.
 
 Three layers, each keeping what it can:
-* :func:`parse_toml_lenient` skips lines TOML cannot parse (a broken table header skips its whole table).
+* :func:`parse_toml_lenient` skips statements TOML cannot parse (a broken table header skips its whole table).
 * :func:`salvage_groups` validates group by group and field by field: one bad field falls back to its
   default while the rest of its group is kept.
 * :func:`apply_env` layers ``STACKCOACH_*`` environment overrides on top; a bad override is ignored.
+
+Nothing here reads the *wording* of a library's error: where a statement starts and ends comes from our own
+scan of the text, which field is wrong from pydantic's structured ``errors()`` (loc, type, input), and which
+environment variable is unreadable from trying each one. tomllib's message is only shown to the player.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -21,20 +26,18 @@ from pydantic_settings import EnvSettingsSource
 from settings.messages import describe, show
 from settings.model import ENV_NESTED_DELIMITER, ENV_PREFIX, GROUPS, Settings
 
-_WHERE = re.compile(r"\s*\(at line (\d+), column \d+\)\s*$")
-_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
-# Whole-document passes (each skips one bad line) before reading the rest statement by statement: every pass
-# parses the file again, so a badly damaged file would otherwise take quadratic time.
-_MAX_WHOLE_PASSES = 100
 _MAX_STATEMENT_LINES = 64  # a multi-line value (a key list) longer than this is not read
-_PARSE_BUDGET = 20_000  # tomllib calls in the line-by-line reader; past it the rest of the file is skipped
+_PARSE_BUDGET = 20_000  # tomllib calls in the statement reader; past it the rest of the file is skipped
 REPLACEMENT_CHAR = "\ufffd"
+# What changes the nesting of a line: a multi-line string delimiter, a one-line string (possibly unclosed), a
+# bracket or brace, or a comment (the rest of the line).
+_TOKEN = re.compile(r'"""|\'\'\'|"(?:[^"\\]|\\.)*"?|\'[^\']*\'?|[\[\]{}#]')
 
 
 @dataclass
 class ParseOutcome:
-    """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped line in line order;
-    ``gave_up`` means nothing could be read."""
+    """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped statement in line
+    order; ``gave_up`` means nothing could be read."""
 
     data: dict[str, Any]
     errors: list[tuple[int, str]] = field(default_factory=list)
@@ -42,13 +45,18 @@ class ParseOutcome:
 
 
 def _reason(error: BaseException) -> str:
-    """Why tomllib refused some text, without its "(at line ...)" suffix."""
+    """Why tomllib refused some text, told by the kind of error; a TOMLDecodeError's own message is shown as
+    it is, without the position it gives inside the statement that was parsed (the caller gives the line)."""
     if isinstance(error, RecursionError):
         return "nested too deeply"
-    message = str(error)
-    if isinstance(error, ValueError) and "Exceeds the limit" in message and "digits" in message:
+    if not isinstance(error, tomllib.TOMLDecodeError):  # tomllib's int() past Python's digit limit
         return "a number with too many digits"
-    return _AT_END.sub("", _WHERE.sub("", message)) or type(error).__name__
+    message = getattr(error, "msg", None)  # Python 3.14+ keeps the message apart from the position
+    if not isinstance(message, str):
+        text = str(error)
+        head, found, _ = text.rpartition(" (at ")
+        message = head if found else text
+    return message or type(error).__name__
 
 
 def _loads(text: str) -> tuple[dict[str, Any] | None, BaseException | None]:
@@ -61,56 +69,60 @@ def _loads(text: str) -> tuple[dict[str, Any] | None, BaseException | None]:
 
 
 def parse_toml_lenient(text: str) -> ParseOutcome:
-    """Parse TOML, skipping each offending line (and a broken ``[table]`` header's whole table) and keeping
-    every value that can be read, however many lines are bad. Line numbers in the result refer to the original
-    text. Never raises for any text.
+    """Parse TOML, skipping each statement that does not parse (and a broken ``[table]`` header's whole
+    table) and keeping every value that can be read, however many lines are bad. Line numbers in the result
+    refer to the original text. Never raises for any text.
 
-    Up to ``_MAX_WHOLE_PASSES`` bad lines are found by parsing the whole document again after blanking each
-    one (exact TOML semantics); past that, or when tomllib fails without naming a line (deep nesting, huge
-    integers), the rest is read statement by statement under its table header (:func:`_parse_by_statements`).
+    A document that parses is read whole (exact TOML semantics); otherwise it is read statement by statement
+    under its table header (:func:`_parse_by_statements`), linear in its size.
     """
-    # Split on "\n" only: TOML counts lines that way, unlike str.splitlines.
-    lines = text.split("\n")
+    data, _ = _loads(text)
+    if data is not None:
+        return ParseOutcome(data)
     outcome = ParseOutcome({})
-    for _ in range(_MAX_WHOLE_PASSES):
-        data, error = _loads("\n".join(lines))
-        if data is not None:
-            outcome.data = data
-            return outcome
-        if not isinstance(error, tomllib.TOMLDecodeError):
-            break  # no line number to skip: read statement by statement
-        where = _WHERE.search(str(error))
-        if where:
-            index = int(where.group(1)) - 1
-        else:  # "(at end of document)": a truncated file; its last non-blank line is the broken one
-            index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-        if not 0 <= index < len(lines) or not lines[index].strip():
-            break  # no progress possible this way
-        outcome.errors.append((index + 1, _reason(error)))
-        _blank(lines, index)
-    _parse_by_statements(lines, outcome)
+    # Split on "\n" only: TOML counts lines that way, unlike str.splitlines.
+    _parse_by_statements(text.split("\n"), outcome)
     outcome.errors.sort(key=lambda item: item[0])
     outcome.gave_up = not outcome.data and bool(outcome.errors)
     return outcome
 
 
-def _blank(lines: list[str], index: int) -> None:
-    header = lines[index].lstrip().startswith("[")
-    lines[index] = ""
-    if header:  # keys after a broken header would land in the wrong table
-        for j in range(index + 1, len(lines)):
-            if lines[j].lstrip().startswith("["):
-                break
-            lines[j] = ""
+def _scan(line: str, depth: int, string: str | None) -> tuple[int, str | None]:
+    """Nesting after ``line``, starting from ``depth`` open brackets and braces and ``string``, the delimiter
+    of a multi-line string still open (or None). Brackets inside strings and comments do not count; a one-line
+    string left open ends with its line, as TOML has it."""
+    pos = 0
+    while True:
+        if string is not None:
+            end = line.find(string, pos)
+            if end < 0:
+                return depth, string
+            pos, string = end + 3, None
+        token = _TOKEN.search(line, pos)
+        if token is None:
+            return depth, None
+        kind = token.group()
+        if kind == "#":
+            return depth, None
+        if kind in ('"""', "'''"):
+            string = kind
+        elif kind in "[{":
+            depth += 1
+        elif kind in "]}":
+            depth = max(depth - 1, 0)
+        pos = token.end()
 
 
-def _incomplete(error: BaseException | None, last_line: int) -> bool:
-    """True if ``error`` says the text simply ended too early (a value continued on the next lines)."""
-    if not isinstance(error, tomllib.TOMLDecodeError):
-        return False
-    message = str(error)
-    where = _WHERE.search(message)
-    return bool(_AT_END.search(message)) or (where is not None and int(where.group(1)) >= last_line)
+def _statement_end(lines: list[str], start: int) -> int:
+    """One past the last line of the key/value statement starting at ``lines[start]``: the lines an open
+    bracket or multi-line string needs, up to ``_MAX_STATEMENT_LINES`` and the end of the text."""
+    depth, string = _scan(lines[start], 0, None)
+    end = start + 1
+    limit = min(len(lines), start + _MAX_STATEMENT_LINES)
+    while (depth or string) and end < limit:
+        depth, string = _scan(lines[end], depth, string)
+        end += 1
+    return end
 
 
 def _merge(into: dict[str, Any], new: dict[str, Any]) -> str | None:
@@ -130,11 +142,19 @@ def _merge(into: dict[str, Any], new: dict[str, Any]) -> str | None:
     return duplicate
 
 
+def _duplicate_reason(header: str, statement: str, name: str) -> str:
+    """Why a statement that parses alone cannot follow an earlier one: tomllib's own words for the statement
+    written twice (a key set twice, or a table declared twice)."""
+    _, error = _loads(f"{header}\n{statement}\n{statement}")
+    return _reason(error) if error is not None else f"duplicate key {name!r}"
+
+
 def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
-    """Read ``lines`` (bad ones already blanked) one statement at a time: each ``[header]`` alone, each
-    ``key = value`` (with the lines a multi-line value needs) under the last good header. Statements that do
-    not parse are recorded in ``outcome.errors``; the keys of a broken header are skipped with it. Linear in
-    the file size: at most ``_PARSE_BUDGET`` parses, after which the rest is reported unread."""
+    """Read ``lines`` one statement at a time: each ``[header]`` alone, each ``key = value`` (with the lines an
+    open bracket or multi-line string needs) under the last good header. A statement that does not parse is
+    recorded in ``outcome.errors`` at its first line and the reading goes on from the next line; the keys of a
+    broken header are skipped with it; a key or table already read keeps its first value. At most
+    ``_PARSE_BUDGET`` parses, after which the rest is reported unread."""
     data: dict[str, Any] = {}
     header: str | None = ""  # the current table header line; None inside a broken header's table
     budget = _PARSE_BUDGET
@@ -147,11 +167,13 @@ def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
         if budget <= 0:
             outcome.errors.append((i + 1, "too many unreadable lines; stopped reading here"))
             break
+        budget -= 1
         if stripped.startswith("["):
-            budget -= 1
             parsed, error = _loads(lines[i])
-            if parsed is None or _merge(data, parsed) is not None and not stripped.startswith("[["):
-                outcome.errors.append((i + 1, _reason(error) if error else "table defined twice"))
+            duplicate = None if parsed is None else _merge(data, parsed)
+            if parsed is None or duplicate is not None and not stripped.startswith("[["):
+                why = _reason(error) if error else _duplicate_reason("", lines[i], str(duplicate))
+                outcome.errors.append((i + 1, why))
                 header = None
             else:
                 header = lines[i]
@@ -160,27 +182,19 @@ def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
         if header is None:
             i += 1
             continue
-        end = i + 1
-        while True:
-            budget -= 1
-            parsed, error = _loads(header + "\n" + "\n".join(lines[i:end]))
-            if parsed is not None:
-                duplicate = _merge(data, parsed)
-                if duplicate is not None:
-                    outcome.errors.append((i + 1, f"duplicate key {duplicate!r}; kept the first"))
-                i = end
-                break
-            if (
-                _incomplete(error, 1 + end - i)
-                and end < len(lines)
-                and end - i < _MAX_STATEMENT_LINES
-                and budget > 0
-            ):
-                end += 1
-                continue
+        end = _statement_end(lines, i)
+        statement = "\n".join(lines[i:end])
+        parsed, error = _loads(header + "\n" + statement)
+        if parsed is None:
             outcome.errors.append((i + 1, _reason(error) if error else "could not be read"))
-            i += 1
-            break
+            i += 1  # the lines it took in are read again: only its first line is known to be bad
+            continue
+        duplicate = _merge(data, parsed)
+        if duplicate is not None:
+            outcome.errors.append(
+                (i + 1, f"{_duplicate_reason(header, statement, duplicate)}; kept the first")
+            )
+        i = end
     _merge(outcome.data, data)
 
 
@@ -318,28 +332,29 @@ def unknown_env_vars(environ: Mapping[str, str]) -> list[str]:
 
 
 def read_env() -> tuple[dict[str, Any], list[str]]:
-    """``STACKCOACH_*`` overrides as nested raw data, using pydantic-settings' own parsing. A group whose
-    variables cannot be parsed (a list that is not valid JSON) is skipped and reported; the others apply."""
+    """``STACKCOACH_*`` overrides as nested raw data, using pydantic-settings' own parsing. A variable that
+    cannot be parsed (a list that is not valid JSON) is skipped and reported; the others apply. Which one is
+    bad is found by parsing each variable alone, not by reading the error's wording."""
     source = EnvSettingsSource(Settings)
+    with contextlib.suppress(Exception):  # some variable did not parse: find which below
+        return source(), []
+    env_vars = dict(getattr(source, "env_vars", None) or {})
+    ours = {k: v for k, v in env_vars.items() if k.upper().startswith(ENV_PREFIX)}
     problems: list[str] = []
-    for _ in range(len(GROUPS) + 2):
+    bad: set[str] = set()
+    for name in sorted(ours):
+        source.env_vars = {name: ours[name]}
         try:
-            return source(), problems
-        except Exception as error:  # noqa: BLE001 - pydantic-settings names the group in its message
-            match = re.search(r'field "(\w+)"', str(error))
-            env_vars = getattr(source, "env_vars", None)
-            prefix = env_var(match.group(1)).lower() if match else ""
-            bad = [
-                k
-                for k in env_vars or {}
-                if prefix and (k.lower() == prefix or k.lower().startswith(prefix + "__"))
-            ]
-            if not bad or not isinstance(env_vars, Mapping):
-                return {}, [*problems, f"environment overrides ignored: {error}"]
+            source()
+        except Exception as error:  # noqa: BLE001 - pydantic-settings raises its own SettingsError
+            bad.add(name)
             cause = error.__cause__ or error
-            problems.append(f"{', '.join(sorted(k.upper() for k in bad))} ignored: not valid JSON ({cause})")
-            source.env_vars = {k: v for k, v in env_vars.items() if k not in bad}
-    return {}, problems
+            problems.append(f"{name.upper()} ignored: not valid JSON ({cause})")
+    source.env_vars = {k: v for k, v in env_vars.items() if k not in bad}
+    try:
+        return source(), problems
+    except Exception as error:  # noqa: BLE001 - variables that parse alone but not together
+        return {}, [*problems, f"environment overrides ignored: {error}"]
 
 
 def apply_env(

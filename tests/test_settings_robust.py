@@ -293,6 +293,83 @@ def test_file_and_environment_problems_are_kept_apart(path: Path, monkeypatch: p
     assert result.problems == result.file_problems + result.env_problems
 
 
+# --- recovery does not depend on the wording of a library's errors --------------------------------------
+
+
+def _reworded_toml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make tomllib fail as before but with a message that names no line or column."""
+    real = tomllib.loads
+
+    def loads(text: str, **kwargs):
+        try:
+            return real(text, **kwargs)
+        except tomllib.TOMLDecodeError as error:
+            raise tomllib.TOMLDecodeError("das Dokument ist kaputt") from error
+
+    monkeypatch.setattr(tomllib, "loads", loads)
+
+
+def test_bad_lines_are_skipped_whatever_tomllib_says(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _reworded_toml(monkeypatch)
+    path.write_text(
+        "schema_version = 1\n[handling]\ndas = 1 00\narr = 2\n[audio\nmute = true\n[display]\nghost = false\n"
+        "[keys]\nhold = [\n  'v',\n  'left shift',\n]\n%%%\n[rules]\npreviews = 3\n",
+        "utf-8",
+    )
+    result = load_settings(path)
+    s = result.settings
+    assert (s.handling.das, s.handling.arr, s.audio.mute, s.display.ghost) == (133, 2, False, False)
+    assert (s.keys.hold, s.rules.previews) == (("v", "left shift"), 3)  # read after the bad lines too
+    (message,) = [p for p in result.problems if "is not valid TOML" in p]
+    assert message.startswith("settings.toml is not valid TOML (line 3): das Dokument ist kaputt;")
+    assert "skipped lines 3, 5, 14 and read the rest" in message
+
+
+def test_brackets_in_strings_and_comments_do_not_join_lines(path: Path) -> None:
+    """Where a multi-line value ends comes from the text (brackets outside strings and comments)."""
+    path.write_text(
+        "schema_version = 1\n[keys]\nhold = [  # a ] in a comment\n  'v',\n  'left shift',\n]\n"
+        "bad = '[\nrotate_180 = ['q']\nrotate_cw = [\n  \"]\",\n  'up',\n]\n[display]\n??\nghost = false\n",
+        "utf-8",
+    )
+    result = load_settings(path)
+    s = result.settings
+    assert (s.keys.hold, s.keys.rotate_180, s.keys.rotate_cw, s.display.ghost) == (
+        ("v", "left shift"),
+        ("q",),
+        ("]", "up"),
+        False,
+    )
+    (message,) = [p for p in result.problems if "is not valid TOML" in p]
+    assert "skipped lines 7, 14 and read the rest" in message
+
+
+def test_unparsable_override_is_found_whatever_the_error_says(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pydantic_settings import EnvSettingsSource
+    from pydantic_settings import SettingsError as EnvError
+
+    real = EnvSettingsSource.__call__
+
+    def call(self):
+        try:
+            return real(self)
+        except EnvError as error:
+            raise EnvError("something went wrong") from error.__cause__
+
+    monkeypatch.setattr(EnvSettingsSource, "__call__", call)
+    monkeypatch.setenv("STACKCOACH_KEYS__HOLD", "[not json")
+    monkeypatch.setenv("STACKCOACH_AUDIO__MUTE", "1")
+    monkeypatch.setenv("STACKCOACH_KEYS__MOVE_LEFT", '["j"]')
+    result = load_settings(path)
+    assert result.settings.audio.mute is True and result.settings.keys.move_left == ("j",)
+    assert result.settings.keys.hold == KeySettings().hold
+    assert [p for p in result.problems if "ignored" in p and "JSON" in p] == [
+        p for p in result.problems if p.startswith("STACKCOACH_KEYS__HOLD ignored: not valid JSON")
+    ] != []
+
+
 # --- never raises, for any bytes ------------------------------------------------------------------------
 
 _FRAGMENTS = st.sampled_from(
