@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ai import cluster
+
 RULE_PROTOCOLS = ("classic", "guideline")
 FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern", "modern-hand")  # built in; any weights/*.toml or path works
 
@@ -268,6 +270,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int, default=20,
                         help="classic: board height, 4..40 (default 20; smaller boards end games sooner, as in the literature)")
     parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="guideline: node budget per move (with no --budget-ms the games do not depend on the "
+                        "machine's speed, so they repeat exactly on any backend)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="local: processes, 1 (default: this one) to the number of CPUs; ray: actors (default "
+                        "one per CPU of the cluster)")
+    cluster.add_arguments(parser)
+
+
+def play_task(task: tuple) -> dict:
+    """Worker entry: the summary row of one whole seeded game (a task of `run`, on any backend)."""
+    from ai.eval import LinearEvaluator
+    from ai.search import Budget
+
+    rules, weights, seed, max_pieces, lookahead, engine, budget_ms, nodes, height = task
+    budget = Budget(time_ms=budget_ms, max_nodes=nodes, depth=lookahead) if nodes is not None else None
+    stats = play_game(rules, LinearEvaluator(weights), seed=seed, max_pieces=max_pieces, lookahead=lookahead,
+                      engine=engine, budget_ms=budget_ms, budget=budget, height=height)
+    return stats.summary()
 
 
 def _mean(rows: list[dict]) -> dict:
@@ -283,6 +304,7 @@ MAX_GAMES = 100_000
 MAX_PIECES = 100_000_000  # classic games at 1-piece lookahead run to millions of pieces
 MAX_LOOKAHEAD = {"classic": 2, "guideline": 6}  # classic: current (+ expectation over the next); guideline: + 5 previews
 MAX_BUDGET_MS = 60_000.0
+MAX_NODES = 10_000_000
 
 
 def check_budget_ms(value: float | None, what: str = "--budget-ms") -> str | None:
@@ -311,7 +333,13 @@ def _check(args: argparse.Namespace, lookahead: int) -> str | None:
     top = MAX_LOOKAHEAD[args.rules]
     if not 1 <= lookahead <= top:
         return f"--lookahead must be 1..{top} for {args.rules} rules, got {lookahead}"
-    return check_budget_ms(args.budget_ms) or check_height(args.height)
+    if args.nodes is not None and (args.rules != "guideline" or not 1 <= args.nodes <= MAX_NODES):
+        return (f"--nodes must be 1..{MAX_NODES:,}, got {args.nodes}" if args.rules == "guideline"
+                else "--nodes is for guideline rules (classic games already repeat exactly)")
+    if (args.replay_dir is not None or args.engine == "random") and (args.backend != "local" or args.workers):
+        return "--replay-dir and --engine random play in this process (no --workers, no --backend ray)"
+    return (check_budget_ms(args.budget_ms) or check_height(args.height)
+            or cluster.check_arguments(args, max_local_workers=cluster.MAX_LOCAL_WORKERS))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -323,20 +351,21 @@ def run(args: argparse.Namespace) -> int:
     features = args.features or ("dellacherie" if args.rules == "classic" else "modern")
     if args.replay_dir is not None or args.engine == "random":
         return _run_recorded(args, features)
-    rows = []
-    for i in range(args.games):
-        stats = play_game(args.rules, features, seed=args.seed + i, max_pieces=args.max_pieces, lookahead=lookahead,
-                          engine=args.engine, budget_ms=args.budget_ms, height=args.height)
-        rows.append(stats.summary())
-        if not args.json:
-            print(f"\rgame {i + 1}/{args.games} done", flush=True, end="", file=sys.stderr)
+    try:
+        rows, workers = _play_all(args, features, lookahead)
+    except cluster.BackendError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the workers are stopped; no games reported", file=sys.stderr)
+        return 130
     mean = _mean(rows)
     if args.json:
         print(json.dumps({"rules": args.rules, "features": features, "lookahead": lookahead, "engine": args.engine,
-                          "max_pieces": args.max_pieces, "height": args.height, "games": rows, "mean": mean}))
+                          "max_pieces": args.max_pieces, "height": args.height, "nodes": args.nodes,
+                          "backend": args.backend, "workers": workers, "games": rows, "mean": mean}))
         return 0
     columns = list(rows[0])
-    print(file=sys.stderr)
     print(f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
           f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else ""))
     print("  ".join(f"{c:>10}" for c in columns))
@@ -344,6 +373,27 @@ def run(args: argparse.Namespace) -> int:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))
     print("  ".join(f"{'mean' if c == 'seed' else str(mean[c]):>10}" for c in columns))
     return 0
+
+
+def _play_all(args: argparse.Namespace, features: str, lookahead: int) -> tuple[list[dict], int]:
+    """Every game's summary row, in seed order, played on the chosen backend; and how many workers played them."""
+    from ai.eval import WeightSet
+
+    weights = WeightSet.load(features)
+    tasks = [(args.rules, weights, args.seed + i, args.max_pieces, lookahead, args.engine, args.budget_ms, args.nodes,
+              args.height) for i in range(args.games)]
+    progress = cluster.Progress(len(tasks), f"{args.rules} games", enabled=not args.json)
+    backend = cluster.open_backend(args.backend, args.workers, args.address)
+    try:
+        rows = backend.map(play_task, tasks, on_result=lambda index, row: progress.update())
+    except BaseException:
+        with cluster.sigint_ignored():
+            progress.close()
+            backend.close(abort=True)
+        raise
+    progress.close()
+    backend.close()
+    return rows, backend.workers
 
 
 def _run_recorded(args: argparse.Namespace, features: str) -> int:

@@ -4,8 +4,13 @@ Noisy CEM (Szita & Lőrincz 2006; Thiery & Scherrer 2009): keep a Gaussian over 
 standard deviation); each generation samples `population` vectors, scores each by the mean lines cleared in
 `games` seeded classic games (uniform random pieces, hard drops, one-piece greedy play, optionally epsilon-greedy),
 keeps the elite fraction, refits mean and deviation to the elite and adds noise to the variance (decreasing over
-the generations) so the search does not collapse early. Scoring runs on a multiprocessing pool (spawn context).
-A JSON checkpoint is written after every generation; `--resume FILE` continues from one.
+the generations) so the search does not collapse early.
+
+Each generation is `population` x `games` tasks of one whole game, played on a backend (ai.cluster): `local`
+(this process, or a spawn process pool with `--workers K`) or `ray` (actors on a Ray cluster). Results come back in
+task order, so the same seeds give the same weights on either backend. A JSON checkpoint is written after every
+generation; `--resume FILE` continues from one (on either backend). Ctrl+C stops the workers and leaves the mean
+of the last finished generation in `--out` and its checkpoint beside it (exit status 130).
 
 `--rules guideline` scores a vector by guideline games instead (7-bag, hold, 5 previews, SRS with soft drops and
 spins, played by the beam engine with a fixed node budget, depth and width so that games are deterministic and
@@ -25,8 +30,10 @@ import sys
 import time
 from pathlib import Path
 
+from ai import cluster
 
-MAX_WORKERS = max(4, os.cpu_count() or 1)  # more processes than cores only slow each other down
+LOCAL_WORKERS = 2  # default --workers with --backend local
+MAX_WORKERS = cluster.MAX_LOCAL_WORKERS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,8 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sigma-rel", type=float, default=0.0,
                         help="initial deviation of weight w is max(sigma, sigma-rel * |w|) (default 0)")
     parser.add_argument("--games", type=int, default=4, help="games per weight vector (default 4)")
-    parser.add_argument("--workers", type=int, default=2,
-                        help=f"worker processes, 1..{MAX_WORKERS} (default 2)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help=f"local: worker processes, 1..{MAX_WORKERS} (default {LOCAL_WORKERS}); ray: actors "
+                        "(default one per CPU of the cluster)")
     parser.add_argument("--out", default="weights.toml", help="where to write the best weights (TOML)")
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--population", type=int, default=20)
@@ -59,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", default=None, metavar="FILE", help="checkpoint to continue from")
     parser.add_argument("--checkpoint", default=None, metavar="FILE",
                         help="checkpoint path (default: OUT with .ckpt.json)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or per-generation lines")
+    cluster.add_arguments(parser)
 
 
 def play_classic(weights: dict[str, float], seed: int, max_pieces: int, height: int, epsilon: float) -> int:
@@ -84,89 +93,133 @@ def play_guideline(weights: dict[str, float], seed: int, max_pieces: int, depth:
     return stats.attack - (max_pieces if stats.topped_out else 0)
 
 
-def _score(task: tuple) -> float:
-    """Worker entry: mean fitness of one weight vector over its seeded games (lines, or attack for guideline)."""
-    weights, seeds, max_pieces, height, epsilon, guideline = task
+def play_task(task: tuple) -> float:
+    """Worker entry: the fitness of one weight vector in one whole seeded game (lines, or attack for guideline)."""
+    weights, seed, max_pieces, height, epsilon, guideline = task
     if guideline is not None:
         depth, width, nodes = guideline
-        return sum(play_guideline(weights, seed, max_pieces, depth, width, nodes) for seed in seeds) / len(seeds)
-    return sum(play_classic(weights, seed, max_pieces, height, epsilon) for seed in seeds) / len(seeds)
+        return play_guideline(weights, seed, max_pieces, depth, width, nodes)
+    return play_classic(weights, seed, max_pieces, height, epsilon)
 
 
-def _bar(done: int, total: int, width: int = 30) -> str:
-    filled = width * done // total if total else width
-    return "[" + "#" * filled + "." * (width - filled) + "]"
+class TrainingInterrupted(Exception):
+    """Ctrl+C: the workers are stopped and the weights of the last finished generation are on disk."""
+
+    def __init__(self, state: dict, out: Path, checkpoint: Path) -> None:
+        super().__init__("interrupted")
+        self.state, self.out, self.checkpoint = state, out, checkpoint
+
+
+def _initial_state(args: argparse.Namespace) -> dict:
+    from ai.eval import WeightSet
+
+    if args.resume:
+        return load_checkpoint(args.resume)
+    base = WeightSet.load(args.base or ("modern-hand" if args.rules == "guideline" else "bcts"))
+    names = sorted(base.weights)
+    return {
+        "rules": args.rules,
+        "features": names,
+        "mean": [base.weights[n] for n in names],
+        "sigma": [max(args.sigma, args.sigma_rel * abs(base.weights[n])) for n in names],
+        "generation": 0,
+        "rng": args.seed,
+        "best": None,
+        "history": [],
+    }
+
+
+def generation_tasks(state: dict, args: argparse.Namespace) -> tuple[list[list[float]], list[tuple]]:
+    """The samples of the state's next generation and its tasks, one whole game each, sample-major: task
+    i * games + g plays sample i on seed g. A function of the state and the arguments only."""
+    names = state["features"]
+    gen = state["generation"]
+    guideline = (args.depth, args.width, args.nodes) if state.get("rules", "classic") == "guideline" else None
+    rng = random.Random(state["rng"] * 1_000_003 + gen)
+    samples = [[m + s * rng.gauss(0.0, 1.0) for m, s in zip(state["mean"], state["sigma"])]
+               for _ in range(args.population)]
+    seeds = [state["rng"] * 7919 + gen * 1000 + g for g in range(args.games)]
+    tasks = [(dict(zip(names, vector)), seed, args.max_pieces, args.height, args.epsilon, guideline)
+             for vector in samples for seed in seeds]
+    return samples, tasks
+
+
+def next_state(state: dict, args: argparse.Namespace, samples: list[list[float]], fitness: list[float],
+               seconds: float) -> dict:
+    """The CEM update from one generation's game results (in task order): refit mean and deviation to the elite."""
+    names = state["features"]
+    gen = state["generation"]
+    population, games = len(samples), args.games
+    scores = [sum(fitness[i * games:(i + 1) * games]) / games for i in range(population)]
+    n_elite = max(1, round(population * args.elite))
+    ranked = sorted(range(population), key=lambda i: scores[i], reverse=True)
+    elite = [samples[i] for i in ranked[:n_elite]]
+    noise = args.noise * max(0.0, 1.0 - gen / args.generations)
+    mean = [sum(v[j] for v in elite) / n_elite for j in range(len(names))]
+    sigma = [math.sqrt(sum((v[j] - mean[j]) ** 2 for v in elite) / n_elite + noise) for j in range(len(names))]
+    top = ranked[0]
+    state = dict(state, mean=mean, sigma=sigma, generation=gen + 1, history=list(state["history"]))
+    if state["best"] is None or scores[top] >= state["best"]["score"]:
+        state["best"] = {"score": scores[top], "weights": dict(zip(names, samples[top]))}
+    state["history"].append({"generation": gen + 1, "best": scores[top], "mean_score": sum(scores) / population,
+                             "elite_mean": sum(scores[i] for i in ranked[:n_elite]) / n_elite,
+                             "seconds": round(seconds, 2)})
+    return state
+
+
+def _write_weights(state: dict, args: argparse.Namespace) -> None:
+    from ai.eval import WeightSet
+
+    weights = WeightSet(
+        Path(args.out).stem,
+        dict(zip(state["features"], state["mean"])),
+        f"CEM mean after {state['generation']} generations (population {args.population}, {args.games} games each)",
+    )
+    Path(args.out).write_text(weights.to_toml())
 
 
 def train(args: argparse.Namespace) -> dict:
-    """Run CEM; returns the final checkpoint dict (also written to disk)."""
-    import multiprocessing
-
-    from ai.eval import WeightSet
-
+    """Run CEM on the chosen backend; returns the final checkpoint dict (also written to disk). Ctrl+C stops the
+    workers, writes the mean of the last finished generation to --out (the checkpoint is already written) and
+    raises TrainingInterrupted."""
     checkpoint_path = _checkpoint_path(args)
-    if args.resume:
-        state = load_checkpoint(args.resume)
-    else:
-        base = WeightSet.load(args.base or ("modern-hand" if args.rules == "guideline" else "bcts"))
-        names = sorted(base.weights)
-        state = {
-            "rules": args.rules,
-            "features": names,
-            "mean": [base.weights[n] for n in names],
-            "sigma": [max(args.sigma, args.sigma_rel * abs(base.weights[n])) for n in names],
-            "generation": 0,
-            "rng": args.seed,
-            "best": None,
-            "history": [],
-        }
-    names = state["features"]
-    guideline = (args.depth, args.width, args.nodes) if state.get("rules", "classic") == "guideline" else None
-    generations = args.generations
-    population = args.population
-    n_elite = max(1, round(population * args.elite))
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(processes=max(1, args.workers)) as pool:
-        while state["generation"] < generations:
+    state = _initial_state(args)
+    remaining = max(0, args.generations - state["generation"])
+    progress = cluster.Progress(remaining * args.population * args.games, enabled=not args.quiet)
+    backend = None
+    try:
+        if remaining:
+            backend = cluster.open_backend(args.backend, args.workers, args.address)
+        while state["generation"] < args.generations:
             gen = state["generation"]
-            rng = random.Random(state["rng"] * 1_000_003 + gen)
-            samples = [
-                [m + s * rng.gauss(0.0, 1.0) for m, s in zip(state["mean"], state["sigma"])] for _ in range(population)
-            ]
-            seeds = [state["rng"] * 7919 + gen * 1000 + g for g in range(args.games)]
-            tasks = [(dict(zip(names, vector)), seeds, args.max_pieces, args.height, args.epsilon, guideline)
-                     for vector in samples]
-            scores: list[float] = []
+            samples, tasks = generation_tasks(state, args)
+            progress.describe(f"gen {gen + 1}/{args.generations}",
+                              f"best {state['best']['score']:.1f}" if state["best"] else "")
             started = time.perf_counter()
-            for score in pool.imap(_score, tasks):
-                scores.append(score)
-                if not args.quiet:
-                    print(f"\rgen {gen + 1}/{generations} {_bar(len(scores), population)} "
-                          f"{len(scores)}/{population} best {max(scores):.1f}", end="", file=sys.stderr, flush=True)
-            ranked = sorted(range(population), key=lambda i: scores[i], reverse=True)
-            elite = [samples[i] for i in ranked[:n_elite]]
-            noise = args.noise * max(0.0, 1.0 - gen / generations)
-            mean = [sum(v[j] for v in elite) / n_elite for j in range(len(names))]
-            sigma = [
-                math.sqrt(sum((v[j] - mean[j]) ** 2 for v in elite) / n_elite + noise) for j in range(len(names))
-            ]
-            top = ranked[0]
-            if state["best"] is None or scores[top] >= state["best"]["score"]:
-                state["best"] = {"score": scores[top], "weights": dict(zip(names, samples[top]))}
-            state.update(mean=mean, sigma=sigma, generation=gen + 1)
-            state["history"].append({"generation": gen + 1, "best": scores[top], "mean_score": sum(scores) / population,
-                                     "elite_mean": sum(scores[i] for i in ranked[:n_elite]) / n_elite,
-                                     "seconds": round(time.perf_counter() - started, 2)})
+            fitness = backend.map(play_task, tasks, on_result=lambda index, value: progress.update())
+            state = next_state(state, args, samples, fitness, time.perf_counter() - started)
             checkpoint_path.write_text(json.dumps(state, indent=1))
+            last = state["history"][-1]
             if not args.quiet:
-                print(f"\rgen {gen + 1}/{generations} {_bar(population, population)} best {scores[top]:.1f} "
-                      f"elite mean {state['history'][-1]['elite_mean']:.1f}", file=sys.stderr, flush=True)
-    weights = WeightSet(
-        Path(args.out).stem,
-        dict(zip(names, state["mean"])),
-        f"CEM mean after {state['generation']} generations (population {population}, {args.games} games each)",
-    )
-    Path(args.out).write_text(weights.to_toml())
+                progress.write(f"gen {gen + 1}/{args.generations}: best {last['best']:.1f}, elite mean "
+                               f"{last['elite_mean']:.1f}, mean {last['mean_score']:.1f} ({last['seconds']:.1f} s)")
+    except KeyboardInterrupt:
+        with cluster.sigint_ignored():
+            progress.close()
+            _write_weights(state, args)
+            checkpoint_path.write_text(json.dumps(state, indent=1))  # the last finished generation
+            if backend is not None:
+                backend.close(abort=True)
+        raise TrainingInterrupted(state, Path(args.out), checkpoint_path) from None
+    except BaseException:
+        progress.close()
+        if backend is not None:
+            backend.close(abort=True)
+        raise
+    progress.close()
+    if backend is not None:
+        backend.close()
+    _write_weights(state, args)
     return state
 
 
@@ -249,12 +302,16 @@ def _check(args: argparse.Namespace) -> str | None:
     from ai.bench import check_height
 
     limits = [("population", 2, 100_000), ("games", 1, 100_000), ("generations", 1, 1_000_000),
-              ("max_pieces", 1, 100_000_000), ("depth", 1, 6), ("width", 1, 1_000), ("nodes", 1, 10_000_000),
-              ("workers", 1, MAX_WORKERS)]
+              ("max_pieces", 1, 100_000_000), ("depth", 1, 6), ("width", 1, 1_000), ("nodes", 1, 10_000_000)]
     for name, low, high in limits:
         value = getattr(args, name)
         if not low <= value <= high:
             return f"--{name.replace('_', '-')} must be {low:,}..{high:,}, got {value}"
+    backend_problem = cluster.check_arguments(args, max_local_workers=MAX_WORKERS)
+    if backend_problem:
+        return backend_problem
+    if args.backend == "local" and args.workers is None:
+        args.workers = LOCAL_WORKERS
     if not (math.isfinite(args.elite) and 0 < args.elite <= 1):
         return f"--elite must be a fraction above 0 and at most 1, got {args.elite}"
     if not (math.isfinite(args.epsilon) and 0 <= args.epsilon <= 1):
@@ -291,6 +348,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         state = train(args)
+    except TrainingInterrupted as stop:
+        done = stop.state["generation"]
+        print(f"interrupted: wrote {stop.out} (the mean after {done} finished generation{'s' * (done != 1)}); "
+              f"continue with --resume {stop.checkpoint}", file=sys.stderr)
+        return 130
+    except cluster.BackendError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as error:
         print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2

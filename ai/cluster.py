@@ -1,0 +1,404 @@
+"""Where `train` and `bench` play their games: this machine, or a Ray cluster.
+
+A job is a list of tasks, each one or more whole games, and a module-level function that plays one task
+(`fn(task) -> value`, picklable by reference). Every backend returns the values **in task order**, whatever order
+they finish in, so a job's result depends only on its tasks: the same seeds give the same weights and the same
+bench numbers on either backend.
+
+- `local` (the default, nothing to install): this process for one worker, else a spawn process pool whose workers
+  load the compiled kernels once and ignore Ctrl+C (the parent stops them).
+- `ray`: one actor per worker (`num_cpus=1` each) on a Ray cluster (`--address auto`, `host:port`,
+  `ray://host:port`) or on a local Ray instance started for the run (no `--address`). Each actor loads the
+  compiled kernels once and plays many batches; two batches are in flight per actor so none waits for the
+  driver. Ray is the optional extra `cluster` and is imported only here, only when asked for.
+
+`close(abort=True)` (Ctrl+C, an error) kills the actors or terminates the pool, and stops a Ray instance the run
+started, so nothing is left running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import math
+import os
+import signal
+import socket
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+BACKENDS = ("local", "ray")
+INSTALL_HINT = 'pip install -e ".[cluster]" (or pip install "ray>=2.9")'
+MAX_LOCAL_WORKERS = max(4, os.cpu_count() or 1)  # more processes than cores only slow each other down
+MAX_RAY_WORKERS = 10_000
+IN_FLIGHT = 2  # batches queued per actor: the next one is there when the current one ends
+BATCHES_PER_WORKER = 4  # automatic batch size: about this many batches per worker and job
+PROBE_SECONDS = 5.0
+
+
+class BackendError(RuntimeError):
+    """The backend could not start or a worker failed; the message is one line for the CLI."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local: this machine (default); ray: actors on a Ray cluster (pip extra 'cluster')")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="with --backend ray: a running cluster (auto, host:port or ray://host:port); "
+                        "default: start a local Ray instance for this run")
+
+
+def ray_available() -> bool:
+    return importlib.util.find_spec("ray") is not None
+
+
+def check_arguments(args: argparse.Namespace, *, max_local_workers: int) -> str | None:
+    """The first problem with --backend, --address and --workers (None: a backend default), without importing Ray."""
+    if args.backend == "local":
+        if args.address is not None:
+            return "--address needs --backend ray"
+        if args.workers is not None and not 1 <= args.workers <= max_local_workers:
+            return f"--workers must be 1..{max_local_workers:,}, got {args.workers}"
+        return None
+    if args.workers is not None and not 1 <= args.workers <= MAX_RAY_WORKERS:
+        return f"--workers must be 1..{MAX_RAY_WORKERS:,} with --backend ray, got {args.workers}"
+    if args.address is not None:
+        problem = _check_address(args.address)
+        if problem:
+            return problem
+    if not ray_available():
+        return f"--backend ray needs Ray, which is not installed: {INSTALL_HINT}"
+    return None
+
+
+def _split_address(address: str) -> tuple[str, int] | None:
+    """(host, port) of host:port or ray://host:port; None for auto."""
+    if address == "auto":
+        return None
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"--address must be auto, host:port or ray://host:port, got {address!r}")
+    return host.strip("[]"), int(port)
+
+
+def _check_address(address: str) -> str | None:
+    try:
+        _split_address(address)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def warm_kernels() -> None:
+    """Load the compiled move generator and evaluator (numba's cache; compiled the first time after an install)."""
+    from ai.search import accelerated_modules
+
+    for module in accelerated_modules():
+        module.warm_up()
+
+
+def _run_batch(job: tuple[Callable[[Any], Any], int, Sequence[Any]]) -> tuple[int, list[Any]]:
+    fn, start, tasks = job
+    return start, [fn(task) for task in tasks]
+
+
+def _batches(count: int, size: int) -> list[tuple[int, int]]:
+    return [(start, min(count, start + size)) for start in range(0, count, size)]
+
+
+def auto_batch(count: int, workers: int) -> int:
+    return max(1, math.ceil(count / (workers * BATCHES_PER_WORKER)))
+
+
+class Backend(Protocol):
+    name: str
+    workers: int
+
+    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
+            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]: ...
+
+    def close(self, *, abort: bool = False) -> None: ...
+
+
+def _start_local_worker() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's: it terminates the pool
+    warm_kernels()
+
+
+class LocalBackend:
+    """This process (one worker) or a spawn process pool (several)."""
+
+    name = "local"
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = workers
+        self._pool = None
+        if workers > 1:
+            import multiprocessing
+
+            self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_start_local_worker)
+
+    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
+            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]:
+        results: list[Any] = [None] * len(tasks)
+        if self._pool is None:
+            for index, task in enumerate(tasks):
+                results[index] = fn(task)
+                if on_result:
+                    on_result(index, results[index])
+            return results
+        size = batch or auto_batch(len(tasks), self.workers)
+        jobs = [(fn, start, tasks[start:end]) for start, end in _batches(len(tasks), size)]
+        for start, values in self._pool.imap_unordered(_run_batch, jobs):
+            for offset, value in enumerate(values):
+                results[start + offset] = value
+                if on_result:
+                    on_result(start + offset, value)
+        return results
+
+    def close(self, *, abort: bool = False) -> None:
+        if self._pool is None:
+            return
+        if abort:
+            self._pool.terminate()
+        else:
+            self._pool.close()
+        self._pool.join()
+        self._pool = None
+
+
+class GameActor:
+    """A Ray actor: loads the kernels once, then plays batches of tasks."""
+
+    def __init__(self) -> None:
+        warm_kernels()
+
+    def ready(self) -> int:
+        return os.getpid()
+
+    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        return [fn(task) for task in tasks]
+
+
+def _ray_failure(error: BaseException) -> BackendError:
+    cause = getattr(error, "cause", None) or error
+    text = str(cause).strip().splitlines()
+    return BackendError(f"a Ray worker failed: {type(cause).__name__}: {text[-1] if text else ''}".rstrip(": "))
+
+
+class RayBackend:
+    """Actors on a Ray cluster (`address`), or on a local Ray instance started for the run (`address` None)."""
+
+    name = "ray"
+
+    def __init__(self, workers: int | None = None, address: str | None = None, *, num_cpus: int | None = None) -> None:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # nothing leaves the machine unless asked
+        if address is not None:
+            _token_auth_if_token()  # read by Ray at import
+        try:
+            import ray
+        except ImportError:
+            raise BackendError(f"--backend ray needs Ray, which is not installed: {INSTALL_HINT}") from None
+        self._ray = ray
+        self.actors: list[Any] = []
+        self.started_here = address is None
+        self.address = address
+        if address is not None:
+            _probe(address)
+        try:
+            if address is None:
+                cpus = num_cpus or workers or os.cpu_count() or 1
+                ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.ERROR)
+            else:
+                ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise BackendError(f"cannot start Ray at {address or 'a local instance'}: "
+                               f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
+                               ) from None
+        try:
+            cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
+            self.cluster_cpus = cluster_cpus
+            self.workers = workers or max(1, cluster_cpus)
+            if self.workers > max(1, cluster_cpus):
+                raise BackendError(f"--workers {self.workers} is more than the {cluster_cpus} CPUs of the Ray cluster "
+                                   "(one actor per CPU)")
+            actor_class = ray.remote(num_cpus=1)(GameActor)
+            self.actors = [actor_class.remote() for _ in range(self.workers)]
+            try:
+                ray.get([actor.ready.remote() for actor in self.actors])
+            except ray.exceptions.RayError as error:
+                raise _ray_failure(error) from None
+        except BaseException:
+            self.close(abort=True)
+            raise
+
+    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
+            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]:
+        ray = self._ray
+        results: list[Any] = [None] * len(tasks)
+        waiting = deque(_batches(len(tasks), batch or auto_batch(len(tasks), self.workers)))
+        pending: dict[Any, tuple[Any, int]] = {}
+
+        def submit(actor: Any) -> None:
+            start, end = waiting.popleft()
+            pending[actor.run.remote(fn, list(tasks[start:end]))] = (actor, start)
+
+        for _ in range(IN_FLIGHT):
+            for actor in self.actors:
+                if waiting:
+                    submit(actor)
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                actor, start = pending.pop(ref)
+                try:
+                    values = ray.get(ref)
+                except ray.exceptions.RayError as error:
+                    raise _ray_failure(error) from None
+                for offset, value in enumerate(values):
+                    results[start + offset] = value
+                    if on_result:
+                        on_result(start + offset, value)
+                if waiting:
+                    submit(actor)
+        return results
+
+    def close(self, *, abort: bool = False) -> None:
+        """Kill the actors (their work is the run's: nothing else may use them) and disconnect; a Ray instance the
+        run started stops with it."""
+        ray = self._ray
+        for actor in self.actors:
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - already gone (its node died, or the cluster is shutting down)
+                pass
+        self.actors = []
+        if ray.is_initialized():
+            ray.shutdown()
+
+
+def _probe(address: str) -> None:
+    """A quick TCP connect to host:port (Ray itself retries an unreachable address for minutes)."""
+    where = _split_address(address)
+    if where is None:
+        return
+    try:
+        with socket.create_connection(where, timeout=PROBE_SECONDS):
+            pass
+    except OSError as error:
+        raise BackendError(f"cannot reach a Ray cluster at {address}: {error.strerror or error} "
+                           "(start one with `ray start --head`)") from None
+
+
+def _token_auth_if_token() -> None:
+    """Connect with token authentication when this machine has a Ray token and RAY_AUTH_MODE is unset, as
+    `ray start` does for the nodes (a cluster started where a token exists requires it)."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    from pathlib import Path
+
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or str(Path.home() / ".ray" / "auth_token")
+    if os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def open_backend(name: str, workers: int | None, address: str | None = None) -> Backend:
+    """Start a backend; BackendError (one line) if it cannot start."""
+    if name == "local":
+        return LocalBackend(workers or 1)
+    if name == "ray":
+        return RayBackend(workers, address)
+    raise BackendError(f"unknown backend {name!r}")
+
+
+@contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Hold a second Ctrl+C while the first one's clean-up runs (main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class Progress:
+    """A progress bar with ETA on stderr, only when stderr is a terminal: tqdm when installed, else a plain one."""
+
+    def __init__(self, total: int, description: str = "", *, enabled: bool = True, unit: str = "game") -> None:
+        stream = sys.stderr
+        self.enabled = enabled and total > 0 and stream.isatty()
+        self.total, self.done, self.unit, self.description = total, 0, unit, description
+        self._postfix = ""
+        self._tqdm = None
+        self._started = time.perf_counter()
+        self._drawn = 0.0
+        if self.enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                return
+            self._tqdm = tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True,
+                              smoothing=0.05)
+
+    def update(self, count: int = 1) -> None:
+        self.done += count
+        if not self.enabled:
+            return
+        if self._tqdm is not None:
+            self._tqdm.update(count)
+        elif time.perf_counter() - self._drawn > 0.2 or self.done == self.total:
+            self._draw()
+
+    def describe(self, description: str, postfix: str = "") -> None:
+        self.description, self._postfix = description, postfix
+        if self._tqdm is not None:
+            self._tqdm.set_description_str(description, refresh=False)
+            self._tqdm.set_postfix_str(postfix)
+        elif self.enabled:
+            self._draw()
+
+    def write(self, line: str) -> None:
+        """A line above the bar (or just the line, without a terminal)."""
+        if self._tqdm is not None:
+            self._tqdm.write(line, file=sys.stderr)
+            return
+        if self.enabled:
+            print("\r\x1b[K", end="", file=sys.stderr)
+        print(line, file=sys.stderr, flush=True)
+        if self.enabled:
+            self._draw()
+
+    def _draw(self) -> None:
+        self._drawn = time.perf_counter()
+        elapsed = self._drawn - self._started
+        eta = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+        filled = 30 * self.done // self.total
+        text = (f"\r{self.description} [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {self.unit}s "
+                f"{_clock(elapsed)} ETA {_clock(eta)} {self._postfix}")
+        print(text.rstrip() + "\x1b[K", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self._tqdm is not None:
+            self._tqdm.close()
+        elif self.enabled:
+            print(file=sys.stderr, flush=True)
+        self.enabled = False
+
+
+def _clock(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "--:--"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

@@ -1,0 +1,208 @@
+"""ai.cluster without Ray: task order on the local backend, the --backend/--address/--workers checks, the message
+without Ray installed, the progress bar, and Ctrl+C on a local process pool."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import main
+from ai import cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY_CEM = ["--games", "2", "--generations", "2", "--population", "4", "--max-pieces", "25", "--height", "8",
+            "--seed", "5", "--quiet"]
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        status = main.main(argv)
+    except SystemExit as leaving:
+        status = leaving.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _without_timing(state: dict) -> dict:
+    return dict(state, history=[{k: v for k, v in h.items() if k != "seconds"} for h in state["history"]])
+
+
+def test_local_pool_returns_values_in_task_order_whatever_finishes_first() -> None:
+    tasks = [0.05 * (i % 3 == 0) for i in range(12)]  # every third task sleeps: batches finish out of order
+    seen: list[int] = []
+    backend = cluster.LocalBackend(2)
+    try:
+        results = backend.map(time.sleep, tasks, on_result=lambda index, value: seen.append(index), batch=1)
+        words = backend.map(str.upper, ["a", "bc", "d"] * 5, batch=2)
+    finally:
+        backend.close()
+    assert results == [None] * 12 and sorted(seen) == list(range(12))
+    assert words == ["A", "BC", "D"] * 5
+
+
+def test_local_cem_is_the_same_with_one_or_two_workers(tmp_path, capsys) -> None:
+    states = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.toml"
+        assert _run(["train", *TINY_CEM, "--workers", workers, "--out", str(out)], capsys)[0] == 0
+        states.append(json.loads(out.with_suffix(".ckpt.json").read_text()))
+    assert states[0]["generation"] == 2
+    assert _without_timing(states[0]) == _without_timing(states[1])
+
+
+def test_bench_rows_are_the_same_in_this_process_and_on_a_pool(capsys) -> None:
+    argv = ["bench", "--games", "3", "--rules", "guideline", "--max-pieces", "12", "--lookahead", "2", "--nodes", "60",
+            "--json"]
+    reports = []
+    for extra in ([], ["--workers", "2"]):
+        status, out, _ = _run([*argv, *extra], capsys)
+        assert status == 0
+        reports.append(json.loads(out))
+    timing = ("ms_median", "ms_p95", "pps")
+    rows = [[{k: v for k, v in row.items() if k not in timing} for row in report["games"]] for report in reports]
+    assert [row["seed"] for row in rows[0]] == [1, 2, 3]
+    assert rows[0] == rows[1] and reports[1]["workers"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--address", "auto"], "--address needs --backend ray"),
+    (["bench", "--address", "auto"], "--address needs --backend ray"),
+    (["train", "--workers", "0"], "--workers must be 1.."),
+    (["bench", "--workers", "100000"], "--workers must be 1.."),
+    (["train", "--backend", "ray", "--workers", "0"], "--workers must be 1..10,000 with --backend ray"),
+    (["train", "--backend", "ray", "--address", "nowhere"], "--address must be auto, host:port or ray://host:port"),
+    (["bench", "--backend", "ray", "--address", "host:99999"], "--address must be auto"),
+    (["bench", "--backend", "ray", "--engine", "random"], "--engine random play in this process"),
+    (["bench", "--rules", "classic", "--nodes", "100"], "--nodes is for guideline rules"),
+    (["bench", "--nodes", "0"], "--nodes must be 1.."),
+    (["train", "--backend", "cloud"], "invalid choice"),
+])
+def test_bad_backend_options_get_one_error_line(argv, message, capsys, tmp_path) -> None:
+    if argv[0] == "train":
+        argv = [*argv, "--out", str(tmp_path / "w.toml")]
+    status, out, err = _run(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_backend_ray_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp_path) -> None:
+    monkeypatch.setattr(cluster, "ray_available", lambda: False)
+    for argv in (["train", "--out", str(tmp_path / "w.toml")], ["bench"]):
+        status, out, err = _run([*argv, "--backend", "ray"], capsys)
+        assert status == 2 and out == "" and err.count("\n") == 1
+        assert "needs Ray" in err and 'pip install -e ".[cluster]"' in err
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if it were not installed
+    with pytest.raises(cluster.BackendError, match=r"\[cluster\]"):
+        cluster.open_backend("ray", 2)
+
+
+def test_the_local_backend_never_imports_ray(tmp_path) -> None:
+    code = ("import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
+            f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
+            " print(status, 'ray' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.stdout.split()[-2:] == ["0", "False"], result.stderr
+
+
+def test_unreachable_address_is_one_error_line_at_once(capsys, tmp_path) -> None:
+    pytest.importorskip("ray")
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.perf_counter()
+    status, out, err = _run(["bench", "--backend", "ray", "--address", f"127.0.0.1:{port}"], capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: cannot reach a Ray cluster at 127.0.0.1:{port}")
+    assert time.perf_counter() - started < cluster.PROBE_SECONDS + 5  # not Ray's minutes of retries
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("with_tqdm", [True, False])
+def test_progress_bar_on_a_terminal_has_an_eta(with_tqdm: bool, monkeypatch) -> None:
+    if with_tqdm:
+        pytest.importorskip("tqdm")
+    else:
+        monkeypatch.setitem(sys.modules, "tqdm", None)
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    progress = cluster.Progress(8, "gen 1/2")
+    for _ in range(8):
+        progress.update()
+    progress.write("gen 1/2: best 3.0")
+    progress.close()
+    text = screen.getvalue()
+    assert "gen 1/2" in text and "8/8" in text and "gen 1/2: best 3.0\n" in text
+    assert ("<00:00" in text) if with_tqdm else ("ETA 00:00" in text)
+
+
+def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    progress = cluster.Progress(5, "games")
+    progress.update(5)
+    progress.write("a line")
+    progress.close()
+    assert piped.getvalue() == "a line\n"
+
+
+def _group_processes(pgid: int) -> list[str]:
+    listing = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
+    return [line for line in listing.splitlines()
+            if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")]
+
+
+def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1, timeout: float = 180):
+    """Start `train ... --out OUT` in its own process group, press Ctrl+C (SIGINT to the group, as a terminal does)
+    once the checkpoint shows `after_generation`, and return (status, stderr, processes left in the group)."""
+    checkpoint = out.with_suffix(".ckpt.json")
+    process = subprocess.Popen([sys.executable, "main.py", "train", *argv, "--out", str(out)], cwd=ROOT,
+                               start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if json.loads(checkpoint.read_text())["generation"] >= after_generation:
+                    break
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.2)
+        assert process.poll() is None, "training ended before it could be interrupted"
+        time.sleep(1.0)  # into the next generation
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        time.sleep(1.0)
+        return process.returncode, err, _group_processes(process.pid)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+LONG_CEM = ["--games", "2", "--generations", "100", "--population", "6", "--max-pieces", "3000", "--seed", "2"]
+
+
+def test_ctrl_c_on_a_local_pool_stops_every_process_and_leaves_the_weights(tmp_path) -> None:
+    out = tmp_path / "w.toml"
+    status, err, left = interrupt_training([*LONG_CEM, "--workers", "2"], out)
+    assert status == 130 and left == [], (err, left)
+    assert "Traceback" not in err and f"continue with --resume {out.with_suffix('.ckpt.json')}" in err
+    state = json.loads(out.with_suffix(".ckpt.json").read_text())
+    assert 1 <= state["generation"] < 100
+    from ai.eval import WeightSet
+
+    assert WeightSet.load(out).weights == dict(zip(state["features"], state["mean"]))  # the last finished generation
