@@ -8,6 +8,7 @@ at once, and Shutdown or a closed pipe ends the loop.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import time
 import traceback
@@ -15,7 +16,10 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
+from ai.logs import log_path, setup_logging
 from ai.protocol import Answer, PcRequest, Ping, Pong, Request, Shutdown, SuggestRequest, WorkerFailure
+
+_log = logging.getLogger(__name__)
 
 
 class Transport(Protocol):
@@ -101,6 +105,7 @@ def serve(transport: Transport, handler: Handler | None = None) -> None:
         except (EOFError, OSError, BrokenPipeError):
             return
         except Exception as error:  # noqa: BLE001 - report any engine failure to the UI instead of dying
+            _log.exception("%s (generation %s) failed", type(request).__name__, request.generation)
             detail = traceback.format_exception_only(type(error), error)[-1].strip()
             try:
                 transport.send(WorkerFailure(request.generation, f"{type(request).__name__}: {detail}"))
@@ -108,12 +113,17 @@ def serve(transport: Transport, handler: Handler | None = None) -> None:
                 return
 
 
-def worker_main(connection: Connection) -> None:
-    """Entry point of the worker process."""
+def worker_main(connection: Connection, handler: Handler | None = None) -> None:
+    """Entry point of the worker process. It logs to `log_path()`: a handler's exception, an error that ends
+    the process, and (through faulthandler) the Python traceback of a hard crash."""
+    setup_logging("worker", crashes=True)
     try:
-        serve(connection)
+        serve(connection, handler)
     except KeyboardInterrupt:
         pass
+    except BaseException:
+        _log.critical("the worker stopped on an error", exc_info=True)
+        raise
     finally:
         connection.close()
 
@@ -151,4 +161,14 @@ def elapsed_ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-__all__ = ["PcRequest", "SuggestRequest", "Transport", "serve", "start_process", "stop_process", "worker_main"]
+__all__ = [
+    "PcRequest",
+    "SuggestRequest",
+    "Transport",
+    "log_path",
+    "serve",
+    "setup_logging",
+    "start_process",
+    "stop_process",
+    "worker_main",
+]

@@ -303,10 +303,10 @@ def env_var(*parts: str) -> str:
     return ENV_PREFIX + ENV_NESTED_DELIMITER.join(p.upper() for p in parts)
 
 
-# STACKCOACH_* variables the project reads that are not settings: settings.store, ui.store and ui.app read
-# the first six, the fuzz tests FUZZ_SCALE. None of them is reported as a misspelt setting.
+# STACKCOACH_* variables the project reads that are not settings: settings.store, ui.store, ai.logs and ui.app
+# read the first seven, the fuzz tests FUZZ_SCALE. None of them is reported as a misspelt setting.
 OTHER_VARIABLES = frozenset(
-    {"CONFIG_DIR", "DATA_DIR", "SEED", "SCRIPT", "SCREENSHOT", "FRAMES", "FUZZ_SCALE"}
+    {"CONFIG_DIR", "DATA_DIR", "LOG_DIR", "SEED", "SCRIPT", "SCREENSHOT", "FRAMES", "FUZZ_SCALE"}
 )
 
 

@@ -6,6 +6,11 @@ import os
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+# Log files (the window's and every worker process's) go to a folder of the test run, never the player's.
+if not os.environ.get("STACKCOACH_LOG_DIR"):
+    import tempfile
+
+    os.environ["STACKCOACH_LOG_DIR"] = tempfile.mkdtemp(prefix="stackcoach-test-logs-")
 
 import pytest
 

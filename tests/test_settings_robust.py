@@ -274,6 +274,7 @@ def test_misspelt_variable_is_reported_as_unknown(path: Path, monkeypatch: pytes
     monkeypatch.setenv("STACKCOACH_HANDLNG__DAS", "50")
     monkeypatch.setenv("STACKCOACH_SEED", "3")  # a variable the app reads, not a setting: not reported
     monkeypatch.setenv("STACKCOACH_DATA_DIR", str(path.parent))
+    monkeypatch.setenv("STACKCOACH_LOG_DIR", str(path.parent))
     monkeypatch.setenv("STACKCOACH_FUZZ_SCALE", "2")
     result = load_settings(path)
     assert result.file_problems == []

@@ -12,6 +12,7 @@ The same as arguments: `python -m ui.app --screenshot PATH --frames N --script S
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import sys
@@ -23,6 +24,7 @@ from typing import Any
 
 import pygame
 
+from ai.worker import setup_logging
 from settings import Settings, SettingsError, change, load_settings, save_settings, without_overrides
 from ui import render as R
 from ui.input import Gamepads, InputState, KeyMap
@@ -32,6 +34,7 @@ from ui.store import GameRecord, HistoryStore, SaveOutcome, StoreUnavailable
 
 TICK_S = 1 / 60
 MAX_CATCH_UP = 5  # ticks per frame at most; a long stall slows the game rather than fast-forwarding it
+_log = logging.getLogger(__name__)
 
 
 class App:
@@ -256,6 +259,9 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
     if frames is None and os.environ.get("STACKCOACH_FRAMES"):
         frames = int(os.environ["STACKCOACH_FRAMES"])
     scripted = bool(screenshot or script)
+    log_file = setup_logging("app")
+    _log.info("Stack Coach window starting (pygame-ce %s, SDL %s; log %s)", pygame.version.ver,
+              ".".join(map(str, pygame.get_sdl_version())), log_file)
     pygame.init()
     app: App | None = None
     resized_to: tuple[int, int] | None = None  # the last size the player gave the window
@@ -320,6 +326,9 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception:
+        _log.critical("the window stopped on an error", exc_info=True)
+        raise
     finally:
         if app is not None:
             app.close_worker()  # the worker never outlives the window (quit, Ctrl+C or an exception)
