@@ -27,13 +27,14 @@ from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.movegen import unpack
 from ai.pc.percent import Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, searcher_for
+from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece, Rotation
 from game.rules import Rules, per_rules
 
 MAX_FUTURES = 20_000
 # single-queue searches that find no PC before the remaining futures of a placement go to the trie search
-MAX_SINGLE_LOSSES = 3
+MAX_SINGLE_LOSSES = 16
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
 _PC_NUMBER = {7: 1, 4: 2, 1: 3, 5: 4, 2: 5, 6: 6, 3: 7}
 
@@ -256,50 +257,96 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     order = {key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
              for i, key in enumerate(moves)}
 
-    lost_anywhere = [0]
+    lost_anywhere = [0]  # leaves some placement lost
+    # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
+    # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost.
+    hopeless = [0]
+    checked = [0]
+
+    def undecided(score: _Score) -> int:
+        return score.reach & ~score.won & ~score.lost & ~hopeless[0]
+
+    def check_hopeless(leaf: int, left_ms: float | None) -> bool:
+        """Is root leaf `leaf` lost whatever the next placement? (A PC found instead is kept for its first
+        placement.)"""
+        checked[0] |= 1 << leaf
+        problem = Problem(bits, lines, trie.sequences[leaf], hold, use_hold)
+        solutions, stats = searcher.solve(problem, budget_ms=left_ms)
+        if stats.truncated:
+            search.truncated = True
+            return False
+        if solutions:
+            first = solutions[0].steps[0]
+            key = (first.piece, first.mask)
+            if key in scores and scores[key].ways[0][0].h:
+                scores[key].pending.append(remember(key, solutions[0].steps[1:]))
+            return False
+        hopeless[0] |= 1 << leaf
+        for other in scores.values():
+            other.upper = weight(other.reach & ~other.lost & ~hopeless[0])
+        return True
 
     def refine(key: tuple[Piece, int]) -> None:
         """Decide more of this placement's undecided leaves: the next arrangement known for its field, else one
         single-queue search (a PC found becomes an arrangement, which usually wins many leaves at once; a
-        failed search proves one leaf lost), or, after MAX_SINGLE_LOSSES failures, the exhaustive trie search
-        for all the rest."""
+        failed search proves one leaf lost, and then whether it is lost whatever the placement), or, after
+        MAX_SINGLE_LOSSES failures, the exhaustive trie search for all the rest."""
         score = scores[key]
         if score.pending:
             score.add(score.pending.pop(), weight, token, use_hold)
             return
-        open_leaves = score.reach & ~score.won & ~score.lost
+        open_leaves = undecided(score)
         for child, keep, sub, offset, _ in score.ways:
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
             if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
                 # futures another placement lost first: they are the likeliest to be lost here too
-                hard = need & (lost_anywhere[0] >> offset) or need
-                leaf = (hard & -hard).bit_length() - 1
+                while True:
+                    hard = need & (lost_anywhere[0] >> offset) or need
+                    leaf = (hard & -hard).bit_length() - 1
+                    sequence = leaf_sequence(sub, leaf)
+                    counts = [0] * 7
+                    for piece in sequence if keep is None else (keep, *sequence):
+                        counts[piece] += 1
+                    if tileable(child.field, child.h, tuple(counts)):
+                        break
+                    # these very pieces cannot fill the field: lost, no search needed
+                    score.lost |= 1 << (leaf + offset)
+                    lost_anywhere[0] |= 1 << (leaf + offset)
+                    need &= ~(1 << leaf)
+                    if not need:
+                        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+                        return
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
                     search.truncated = True
                     return
-                problem = Problem(child.field, child.h, leaf_sequence(sub, leaf), keep, use_hold)
+                problem = Problem(child.field, child.h, sequence, keep, use_hold)
                 solutions, stats = searcher.solve(problem, budget_ms=left_ms)
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:
                     score.add(remember(key, solutions[0].steps), weight, token, use_hold)
                 else:
-                    score.losses += 1
-                    score.lost |= 1 << (leaf + offset)
-                    lost_anywhere[0] |= 1 << (leaf + offset)
-                    score.upper = weight(score.reach & ~score.lost)
+                    root_leaf = leaf + offset
+                    score.lost |= 1 << root_leaf
+                    lost_anywhere[0] |= 1 << root_leaf
+                    if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
+                        score.losses += 1
+                    score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
                 return
-            got = search.run(child.field, child.h, keep, sub, need)
+            # the trie search, first for the futures lost elsewhere (they share most of their search)
+            wanted = need & (lost_anywhere[0] >> offset) or need
+            got = search.run(child.field, child.h, keep, sub, wanted)
             if search.truncated:
                 return
             score.won |= (got & sub.leaves) << offset
-            score.lost |= (need & ~got) << offset
-            lost_anywhere[0] |= (need & ~got) << offset
+            score.lost |= (wanted & ~got) << offset
+            lost_anywhere[0] |= (wanted & ~got) << offset
+            break
         score.lower = weight(score.won)
-        score.upper = weight(score.reach & ~score.lost)
+        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
 
     # Best first: always refine the placement with the highest upper bound; when that one is decided, no other
     # can beat it. Placements that win every future stop the search at once.
@@ -307,12 +354,12 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     while not search.truncated and scores:
         key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, [-v for v in order[k]]))
         score = scores[key]
-        if not score.reach & ~score.won & ~score.lost:
+        if not undecided(score):
             best_key = key
             break
         refine(key)
     ranked = [(moves[key][0], score.lower) for key, score in scores.items()
-              if not score.reach & ~score.won & ~score.lost and (score.lower > 0 or key == best_key)]
+              if not undecided(score) and (score.lower > 0 or key == best_key)]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer
         key = max(scores, key=lambda k: (scores[k].lower, [-v for v in order[k]]))
         ranked = [(moves[key][0], scores[key].lower)]
