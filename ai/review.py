@@ -27,7 +27,6 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ai.search import DEAD, BeamEngine, Budget, SearchState
@@ -453,10 +452,6 @@ def review_replay(replay: Replay, *, weights: str = DEFAULT_WEIGHTS, depth: int 
         if on_progress is not None:
             on_progress(item, len(turns))
     return review
-
-
-def load_replay(path: str | Path) -> Replay:
-    return Replay.load(path)
 
 
 __all__ = ["CLASSES", "THRESHOLDS", "GameReview", "PlacementReview", "ReplayError", "Turn", "classify",

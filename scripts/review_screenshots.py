@@ -31,7 +31,7 @@ def main() -> int:
                SDL_AUDIODRIVER="dummy")
     env.pop("SDL_VIDEODRIVER", None)
     command = ["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c",
-               f"{sys.executable} -m ui.app --script '{';'.join(steps)}' & app=$!; sleep 12; "
+               f"{sys.executable} -m ui.app --script '{';'.join(steps)}' & app=$!; sleep 4; "
                f"import -window root {OUT / 'review_xscreen.png'}; wait $app"]
     started = time.monotonic()
     result = subprocess.run(command, cwd=ROOT, env=env, timeout=600)

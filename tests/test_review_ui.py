@@ -71,7 +71,8 @@ def _open_stats(app):
 
 
 MOVES = [["space"], ["left", "left", "space"], ["right", "right", "right", "space"], ["x", "space"],
-         ["z", "left", "space"], ["space"], ["right", "space"], ["left", "left", "left", "left", "space"]]
+         ["z", "left", "space"], ["space"], ["right", "space"], ["left", "left", "left", "left", "space"],
+         ["left", "right", "left", "left", "space"]]  # the last one with two presses too many
 
 
 def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
@@ -126,6 +127,11 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     assert not review.playing
     tap(app, "end")
     assert review.index == len(MOVES) - 1
+    last = expected["placements"][-1]
+    assert last["finesse"] == 2 and last["optimal_keys"]
+    optimal = " ".join(last["optimal_keys"]).replace("⤓", "drop")
+    assert (f"Finesse fault +2 — optimal: {optimal}", (240, 96, 96)) in review.placement_lines()
+    assert f"Keys: ← → ← ← drop  (5)" in [text for text, _ in review.placement_lines()]
 
     # kept in the history: the next visit reads the cached review
     assert app.store.cached_review(run.id)[0] == review.engine

@@ -4,7 +4,8 @@ Left: the board at the current tick, with your placement (solid, outlined in whi
 (hatched, outlined in cyan) for the placement in play, hold and previews. Right: the placement's class and what
 was played against what the engine preferred, its keys and the finesse-optimal keys, the evaluation graph with
 markers on inaccuracies, mistakes and blunders, and the summary card (accuracy, counts per class, missed
-T-spins and PCs, finesse, per phase). Bottom: the scrub bar.
+T-spins and PCs, finesse, per phase). Bottom: the scrub bar (a tick per placement in its class colour, a red dot
+over a finesse fault).
 
 Keys: Space play/pause, ←/→ previous/next placement, ↑/↓ previous/next marked placement, -/+ speed (0.25×–4×),
 Home/End first/last placement, Esc back. Mouse: click the graph or the scrub bar to jump.
@@ -496,6 +497,10 @@ class ReviewScene(Scene):
             colour = CLASS_COLOURS.get(p.get("class") or "", R.DIM)
             height = rect.h if p.get("class") in MARKED else rect.h // 3
             pygame.draw.line(surface, colour, (x, rect.bottom - height), (x, rect.bottom), max(1, rect.w // count))
+        for span in self.cursor.spans:  # type: ignore[union-attr]
+            if span.finesse:  # finesse faults: a red dot above the bar
+                x = rect.x + int((span.index + 0.5) / count * rect.w)
+                pygame.draw.circle(surface, R.BAD, (x, rect.y - view.s(5)), view.s(3))
         if self.index >= 0:
             x = rect.x + int((self.index + 0.5) / count * rect.w)
             pygame.draw.rect(surface, R.ACCENT, (x - 3, rect.y - 4, 6, rect.h + 8))
