@@ -24,7 +24,7 @@ def main() -> int:
     data = Path(sys.argv[1]).resolve()
     config = Path(tempfile.mkdtemp(prefix="stackcoach-shots-"))
     steps = ["wait 30", "tap down", "tap down", "tap down", "tap down", "tap return", "wait 30",
-             f"shot {OUT / 'stats_progress.png'}", "tap return", "wait 20", f"shot {OUT / 'review_progress.png'}",
+             f"shot {OUT / 'stats_progress.png'}", "tap return", "wait 20",
              "wait 1500", "tap down", "wait 5", f"shot {OUT / 'review.png'}",
              "tap down", "tap down", "wait 5", f"shot {OUT / 'review_mistake.png'}", "quit"]
     env = dict(os.environ, STACKCOACH_DATA_DIR=str(data), STACKCOACH_CONFIG_DIR=str(config),
