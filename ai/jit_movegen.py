@@ -17,17 +17,19 @@ flood fill lists landings in state order).
 
 from __future__ import annotations
 
+import contextlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from game.movegen import RawPlacement
 from game.board import FULL_MASK, PIECE_MASKS, Bitboard, Board
+from game.movegen import RawPlacement
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
-from game.rules import Rules, SpinRule
+from game.rules import Rules, SpinRule, per_rules
 
 _XOFF = 8  # xi = x + 8, as in game.movegen
 _YOFF = 8  # p = y + 8
@@ -65,10 +67,8 @@ class _Tables:
     canon_ids: list[int]  # canon as a list, for generate_raw
 
 
-_TABLES: dict[tuple, _Tables] = {}
-
-
-def _build_tables(piece: Piece, rules: Rules) -> _Tables:
+@per_rules(limit=8 * len(Piece))  # the seven pieces under the last eight rule sets
+def _build_tables(rules: Rules, piece: Piece) -> _Tables:
     fit_cells = []
     for rot in Rotation:
         cells = SHAPES[piece, rot]
@@ -120,23 +120,24 @@ def _build_tables(piece: Piece, rules: Rules) -> _Tables:
 
 
 # Per Rules object (by identity; the entry keeps the object alive so its id cannot be reused), its tables by
-# piece: saves computing and hashing cache_key() on every call. Bounded: callers may make many Rules values.
-_BY_RULES: dict[int, tuple[Rules, list[_Tables | None]]] = {}
+# piece: saves computing and hashing cache_key() on every call. The last _BY_RULES_KEPT objects are kept, the
+# least recently used dropped first: callers may make many Rules values.
+_BY_RULES: OrderedDict[int, tuple[Rules, list[_Tables | None]]] = OrderedDict()
+_BY_RULES_KEPT = 64
 
 
 def _tables(piece: Piece, rules: Rules) -> _Tables:
     entry = _BY_RULES.get(id(rules))
     if entry is None or entry[0] is not rules:
-        if len(_BY_RULES) >= 64:
-            _BY_RULES.clear()
         entry = _BY_RULES[id(rules)] = (rules, [None] * len(Piece))
+        if len(_BY_RULES) > _BY_RULES_KEPT:
+            _BY_RULES.popitem(last=False)
+    else:
+        with contextlib.suppress(KeyError):  # dropped by another thread meanwhile: the entry is still good
+            _BY_RULES.move_to_end(id(rules))
     found = entry[1][piece]
     if found is None:
-        key = (rules.cache_key(), piece)
-        found = _TABLES.get(key)
-        if found is None:
-            found = _TABLES[key] = _build_tables(piece, rules)
-        entry[1][piece] = found
+        found = entry[1][piece] = _build_tables(rules, piece)
     return found
 
 

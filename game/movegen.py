@@ -23,14 +23,14 @@ the final positions.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import Enum
 
 from game.board import PIECE_MASKS, Bitboard, Board, filled_columns
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
-from game.rules import Rules, SpinRule
-
+from game.rules import Rules, SpinRule, per_rules
 
 
 class Key(str, Enum):
@@ -144,15 +144,13 @@ class _PieceTables:
                     self.canon[(rot << 11) | ((x + _XOFF) << 6) | (y + _YOFF)] = cid
 
 
-_TABLES: dict[tuple, _PieceTables] = {}
+@per_rules(limit=8 * len(Piece))  # the seven pieces under the last eight rule sets
+def _piece_tables(rules: Rules, piece: Piece) -> _PieceTables:
+    return _PieceTables(piece, rules)
 
 
 def _tables(piece: Piece, rules: Rules) -> _PieceTables:
-    key = (rules.cache_key(), piece)
-    found = _TABLES.get(key)
-    if found is None:
-        found = _TABLES[key] = _PieceTables(piece, rules)
-    return found
+    return _piece_tables(rules, piece)
 
 
 def column_sets(bits: Bitboard) -> list[int]:
@@ -176,17 +174,8 @@ def _fit_columns(tables: _PieceTables, shifted: list[list[int]]) -> list[int]:
     return fit
 
 
-_BOARD_CACHE: dict[int, list[list[int]]] = {}
-
-
-def _shifted_for(bits: Bitboard) -> list[list[int]]:
-    # Search asks for the same board twice in a row (current piece, then the hold piece): keep a few.
-    found = _BOARD_CACHE.get(bits)
-    if found is None:
-        if len(_BOARD_CACHE) > 64:
-            _BOARD_CACHE.clear()
-        found = _BOARD_CACHE[bits] = shifted_columns(bits)
-    return found
+# Search asks for the same board twice in a row (current piece, then the hold piece): keep the last few.
+_shifted_for = functools.lru_cache(maxsize=64)(shifted_columns)
 
 
 def _search(

@@ -53,28 +53,52 @@ class Rules:
 T = TypeVar("T")
 
 
+class _ByRulesKey:
+    """A call's arguments as a cache key: equal when the rules' cache_key() and the other arguments are equal,
+    while the Rules object itself (which the build needs) stays out of the comparison."""
+
+    __slots__ = ("_hash", "args", "key")
+
+    def __init__(self, args: tuple) -> None:
+        self.args = args
+        self.key = (args[0].cache_key(), *args[1:])
+        self._hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByRulesKey) and self.key == other.key
+
+
 def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorator: `build(rules, *args)` made once per (rules.cache_key(), args) and shared. Solvers and engines keep
     memos that are only valid under the rules they were built for, so a change of rules gets a fresh one; at most
-    `limit` are kept (the cache starts over past that: players switch rules rarely)."""
+    `limit` are kept, the least recently used dropped first (a functools.lru_cache; `cache_clear` and
+    `cache_info` as it offers)."""
 
     def wrap(build: Callable[..., T]) -> Callable[..., T]:
-        made: dict[tuple, T] = {}
         signature = inspect.signature(build)
+        positional = [
+            p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(positional) != len(signature.parameters):
+            raise TypeError(f"per_rules: {build.__name__} must take positional parameters only")
+
+        @functools.lru_cache(maxsize=limit)
+        def made(call: _ByRulesKey) -> T:
+            return build(*call.args)
 
         @functools.wraps(build)
         def shared(rules: Rules, *args: Any, **kwargs: Any) -> T:
-            bound = signature.bind(rules, *args, **kwargs)
-            bound.apply_defaults()  # f(rules) and f(rules, default) share one entry
-            key = (rules.cache_key(), *bound.args[1:])
-            found = made.get(key)
-            if found is None:
-                if len(made) >= limit:
-                    made.clear()
-                found = made[key] = build(*bound.args)
-            return found
+            if kwargs or len(args) + 1 != len(positional):  # all given by position (the hot path): no binding
+                bound = signature.bind(rules, *args, **kwargs)
+                bound.apply_defaults()  # f(rules) and f(rules, default) share one entry
+                args = bound.args[1:]
+            return made(_ByRulesKey((rules, *args)))
 
-        shared.cache_clear = made.clear  # type: ignore[attr-defined]  # as functools.lru_cache offers
+        shared.cache_clear = made.cache_clear  # type: ignore[attr-defined]
+        shared.cache_info = made.cache_info  # type: ignore[attr-defined]
         return shared
 
     return wrap

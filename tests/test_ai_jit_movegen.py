@@ -273,3 +273,15 @@ def test_threads_share_nothing_mutable() -> None:
 def test_warm_up_then_tables_are_cached() -> None:
     jit_movegen.warm_up()
     assert jit_movegen._tables(Piece.T, Rules.named("srs")) is jit_movegen._tables(Piece.T, Rules.named("srs"))
+
+
+def test_tables_by_rules_object_keep_the_most_recently_used() -> None:
+    """The identity cache in front of the per-rules tables drops the least recently used Rules object, not all."""
+    kept = Rules.named("srs")
+    first = jit_movegen._tables(Piece.T, kept)
+    for _ in range(3 * jit_movegen._BY_RULES_KEPT):
+        jit_movegen._tables(Piece.T, Rules.named("srs"))  # new objects, equal rules
+        assert jit_movegen._tables(Piece.T, kept) is first
+        assert id(kept) in jit_movegen._BY_RULES
+    assert len(jit_movegen._BY_RULES) <= jit_movegen._BY_RULES_KEPT
+    assert jit_movegen._build_tables.cache_info().currsize <= 8 * len(Piece)

@@ -249,12 +249,25 @@ def test_per_rules_shares_one_value_per_rules_key() -> None:
     srs = thing(Rules.named("srs"))
     assert thing(Rules.named("srs"), True) is srs and thing(Rules.named("srs"), soft_drop=True) is srs
     assert thing(Rules.named("srs"), False) is not srs
-    assert thing(Rules.named("srs+")) is not srs
-    assert len(built) == 3  # the third distinct key went past the limit of 2: the cache started over
-    assert thing(Rules.named("srs")) is not srs and len(built) == 4
+    srs_plus = thing(Rules.named("srs+"))
+    assert srs_plus is not srs
+    assert len(built) == 3  # the third distinct key went past the limit of 2: the least recently used went
+    assert thing(Rules.named("srs")) is not srs and len(built) == 4  # (srs, True) was that one
+    assert thing(Rules.named("srs+")) is srs_plus and len(built) == 4  # kept: used more recently than (srs, False)
+    assert thing.cache_info().currsize == 2
     thing.cache_clear()
     thing(Rules.named("srs"))
     assert len(built) == 5
+
+
+def test_per_rules_takes_positional_parameters_only() -> None:
+    from game.rules import per_rules
+
+    def keyword_only(rules: object, *, soft_drop: bool = True) -> None:
+        return None
+
+    with pytest.raises(TypeError, match="positional parameters only"):
+        per_rules()(keyword_only)
 
 
 # --- regressions from the fuzzing pass ----------------------------------------------------------------------

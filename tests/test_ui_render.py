@@ -173,3 +173,13 @@ def test_finesse_fault_is_counted_and_shown(app):
     tap(app, "ctrl+z")  # undo takes the fault back with the placement
     app.tick()
     assert scene.finesse_total == 0
+
+
+def test_text_cache_keeps_what_is_used_and_stays_bounded(app) -> None:
+    """Rendered text is an LRU: a label drawn every frame survives hundreds of one-off texts (it used to be
+    dropped with everything else whenever the cache filled)."""
+    label = R.text("Score", 20)
+    for i in range(1500):
+        R.text(f"one-off {i}", 20)
+        assert R.text("Score", 20) is label
+    assert R._rendered_text.cache_info().currsize <= R._rendered_text.cache_info().maxsize == 600

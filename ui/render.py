@@ -72,19 +72,14 @@ def font(size: int) -> pygame.font.Font:
     return pygame.font.Font(None, max(8, size))
 
 
-_text_cache: dict[tuple[str, int, tuple[int, int, int]], pygame.Surface] = {}
-
-
 def text(s: str, size: int, colour: tuple[int, int, int] = TEXT) -> pygame.Surface:
-    """Rendered text, cached (the cache is small and cleared wholesale when full)."""
-    key = (s, size, colour)
-    surf = _text_cache.get(key)
-    if surf is None:
-        if len(_text_cache) > 600:
-            _text_cache.clear()
-        surf = font(size).render(s, True, colour)
-        _text_cache[key] = surf
-    return surf
+    """Rendered text, cached (the 600 most recently used)."""
+    return _rendered_text(s, size, colour)
+
+
+@lru_cache(maxsize=600)
+def _rendered_text(s: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
+    return font(size).render(s, True, colour)
 
 
 def blit_text(surface: pygame.Surface, s: str, pos: tuple[int, int], size: int,
@@ -148,9 +143,8 @@ class View:
 
 def clear_caches() -> None:
     """Forget cached fonts and surfaces: they die with pygame.quit() and must be rebuilt after a re-init."""
-    for cached in (block, ghost_block, font, _overlay):
+    for cached in (block, ghost_block, font, _overlay, _rendered_text):
         cached.cache_clear()
-    _text_cache.clear()
     for hook in CACHE_HOOKS:
         hook()
 

@@ -7,6 +7,7 @@ here (the variable would win again on the next start, and overrides are never wr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import pygame
@@ -124,16 +125,12 @@ def _glyph_font_path() -> str | None:
         return None
 
 
-_glyph_fonts: dict[int, pygame.font.Font] = {}
-
-
+@lru_cache(maxsize=32)
 def glyph_font(size: int) -> pygame.font.Font:
-    if size not in _glyph_fonts:
-        _glyph_fonts[size] = pygame.font.Font(_glyph_font_path(), size)
-    return _glyph_fonts[size]
+    return pygame.font.Font(_glyph_font_path(), size)
 
 
-R.CACHE_HOOKS.append(_glyph_fonts.clear)
+R.CACHE_HOOKS.append(glyph_font.cache_clear)
 
 
 def blit_glyph_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
