@@ -11,8 +11,6 @@ import argparse
 import json
 import sys
 
-ALL = "IJLOSTZ"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", metavar="FUMEN", help="the field as a fumen code (default: empty)")

@@ -194,18 +194,6 @@ class Board:
             colours = tuple(kept_colours)
         return Board(kept_bits, colours), full
 
-    def with_garbage(self, holes: list[int]) -> Board:
-        """Push rows of garbage in from the bottom, one per hole column given (bottom-most last)."""
-        bits = self.bits
-        colours = list(self.colours) if self.colours is not None else None
-        for hole in holes:
-            bits = ((bits << WIDTH) | (ROW_MASK & ~(1 << hole))) & FULL_MASK
-            if colours is not None:
-                row = [GARBAGE] * WIDTH
-                row[hole] = EMPTY
-                colours = (row + colours)[: WIDTH * HEIGHT]
-        return Board(bits, tuple(colours) if colours is not None else None)
-
     # --- text ---------------------------------------------------------------------------------------------
     def to_rows(self, min_height: int = 0, *, colours: bool = True) -> list[str]:
         """Text rows, top first, from the highest filled row (or min_height) down to y = 0."""

@@ -75,7 +75,6 @@ class _PieceTiming:
     lowest_y: int = 1 << 30
     keys: int = 0
     last_kick: tuple[int, int] | None = None
-    last_rotation_index: int = -1
     history: list[int] = field(default_factory=list)
 
 
@@ -124,7 +123,6 @@ class Game:
         self.ticks = 0
         self.over = False
         self.top_out_reason: str | None = None
-        self.last_lock: LockResult | None = None
         self.inputs: list[int] = []  # buttons of every tick, for replays
         self.precharge_inputs: list[int] = []  # buttons held before the start (countdown), for replays
         self._previous_buttons = Button.NONE
@@ -188,7 +186,6 @@ class Game:
         self.stats, self.over, self.top_out_reason = replace(snap.stats), snap.over, snap.top_out_reason
         self._timing = _PieceTiming()
         self._delay = 0
-        self.last_lock = None
         if self.active is not None:
             self._timing.lowest_y = self.active.y
 
@@ -431,7 +428,6 @@ class Game:
             faults = finesse_faults(self._timing.keys, minimal)
         self._record_stats(result, faults)
         self.b2b, self.combo = result.b2b, result.combo
-        self.last_lock = result
         self.active = None
         self.hold_used = False
         self._redo.clear()

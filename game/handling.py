@@ -49,10 +49,6 @@ class Handling:
         if self.sdf is not None and not (1 <= self.sdf <= 1000):
             raise ValueError(f"handling.sdf = {self.sdf} is out of range (1..1000, or None for instant)")
 
-    @classmethod
-    def from_ms(cls, das_ms: float, arr_ms: float, sdf: float | None, dcd_ms: float = 0.0) -> Handling:
-        return cls(das=das_ms * 60 / 1000, arr=arr_ms * 60 / 1000, sdf=sdf, dcd=dcd_ms * 60 / 1000)
-
 
 class HorizontalTimer:
     """Turns held left/right buttons into cell steps: one on press, then after DAS one every ARR."""
@@ -65,16 +61,6 @@ class HorizontalTimer:
         self._held_for = 0  # milli-ticks the active direction has been held, past its press
         self._auto_steps = 0  # auto-repeat steps already produced for this hold
         self._pause = 0  # DAS cut: milli-ticks of auto-repeat still suspended
-
-    def snapshot(self) -> tuple[int, int, int, int]:
-        return (self.direction, self._held_for, self._auto_steps, self._pause)
-
-    def restore(self, state: tuple[int, int, int, int]) -> None:
-        self.direction, self._held_for, self._auto_steps, self._pause = state
-
-    @property
-    def charged(self) -> bool:
-        return self.direction != 0 and self._held_for >= self._das
 
     def cut(self) -> None:
         """DAS cut delay: suspend auto-repeat after a rotation or a new piece."""

@@ -34,11 +34,6 @@ def fits(bits: Bitboard, piece: Piece, rotation: Rotation, x: int, y: int) -> bo
     return mask is not None and not (mask & bits)
 
 
-def try_shift(bits: Bitboard, piece: Piece, rotation: Rotation, x: int, y: int, dx: int) -> bool:
-    """True if the piece can move dx columns (one step, dx = -1 or 1)."""
-    return fits(bits, piece, rotation, x + dx, y)
-
-
 def slide(bits: Bitboard, piece: Piece, rotation: Rotation, x: int, y: int, dx: int) -> int:
     """The x after moving in direction dx until blocked (DAS to the wall)."""
     while fits(bits, piece, rotation, x + dx, y):
@@ -51,10 +46,6 @@ def drop_y(bits: Bitboard, piece: Piece, rotation: Rotation, x: int, y: int) -> 
     while fits(bits, piece, rotation, x, y - 1):
         y -= 1
     return y
-
-
-def is_grounded(bits: Bitboard, piece: Piece, rotation: Rotation, x: int, y: int) -> bool:
-    return not fits(bits, piece, rotation, x, y - 1)
 
 
 def try_rotate(

@@ -64,10 +64,6 @@ class Randomizer:
 
         yield from walk(start, 0, (), 1.0)
 
-    def possible_next(self, state: State | None = None) -> frozenset[Piece]:
-        """Pieces that can come next (for a bag: what is still in it)."""
-        return frozenset(piece for piece, p, _ in self.outcomes(self.state if state is None else state) if p > 0)
-
 
 class BagRandomizer(Randomizer):
     """Deal every piece `copies` times per bag, in a shuffled order. State: the pieces left, as a sorted tuple."""

@@ -43,10 +43,6 @@ class KickTableError(ValueError):
     """A kick-table file is unreadable or invalid; the message names the file and the bad key or value."""
 
 
-def transition_name(start: Rotation, end: Rotation) -> str:
-    return start.srs_name + end.srs_name
-
-
 @dataclass(frozen=True)
 class RotationSystem:
     """Kick tests for every (piece, start state, end state), already in the engine's cell-centred frame."""

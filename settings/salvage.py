@@ -37,11 +37,10 @@ _TOKEN = re.compile(r'"""|\'\'\'|"(?:[^"\\]|\\.)*"?|\'[^\']*\'?|[\[\]{}#]')
 @dataclass
 class ParseOutcome:
     """``data`` is what could be parsed. ``errors`` holds (line, reason) for every skipped statement in line
-    order; ``gave_up`` means nothing could be read."""
+    order."""
 
     data: dict[str, Any]
     errors: list[tuple[int, str]] = field(default_factory=list)
-    gave_up: bool = False
 
 
 def _reason(error: BaseException) -> str:
@@ -83,7 +82,6 @@ def parse_toml_lenient(text: str) -> ParseOutcome:
     # Split on "\n" only: TOML counts lines that way, unlike str.splitlines.
     _parse_by_statements(text.split("\n"), outcome)
     outcome.errors.sort(key=lambda item: item[0])
-    outcome.gave_up = not outcome.data and bool(outcome.errors)
     return outcome
 
 
