@@ -17,7 +17,6 @@ from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
-
 # --- what a request may name ------------------------------------------------------------------------------
 ENGINES = ("beam", "mcts")
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"  # one TOML file per weight set the engines accept

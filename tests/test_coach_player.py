@@ -184,7 +184,7 @@ def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
         expected = _expected_board_after(game.board.bits, cells)
         before = game.stats.pieces
         keys.executor = KeyExecutor(move.keys)  # one key per tick, as a player taps them
-        assert _run_until(app, lambda: game.stats.pieces > before)
+        assert _run_until(app, lambda before=before: game.stats.pieces > before)
         assert game.board.bits == expected, "the piece did not land where the panel showed it"
         seen["placements"] += 1
     return seen
@@ -359,7 +359,8 @@ def test_autoplay_in_pc_practice_plays_the_pc_shown_and_says_so(app):
     boards = []
     while not game.stats.perfect_clears:
         pieces = game.stats.pieces
-        assert _run_until(app, lambda: game.stats.pieces > pieces or game.stats.perfect_clears, timeout_s=30)
+        assert _run_until(app, lambda pieces=pieces: game.stats.pieces > pieces or game.stats.perfect_clears,
+                          timeout_s=30)
         boards.append(game.board.bits)
     assert game.stats.perfect_clears == 1 and len(boards) == len(planned)  # the PC shown, in as many pieces
     assert coach.autoplay  # and it goes on with the next PC of the loop
@@ -381,7 +382,7 @@ def test_the_same_position_gets_the_same_hint_after_undo(app):
         hints.append(coach.hint)
         pieces = game.stats.pieces
         keys.executor = KeyExecutor(coach.hint.keys, hold_first=coach.hint.hold)
-        assert _run_until(app, lambda: game.stats.pieces > pieces)
+        assert _run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
         keys.pending = [Button.UNDO]
-        assert _run_until(app, lambda: game.stats.pieces == pieces)
+        assert _run_until(app, lambda pieces=pieces: game.stats.pieces == pieces)
     assert hints[0] == hints[1] == hints[2]

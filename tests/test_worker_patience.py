@@ -4,8 +4,8 @@ deadline: a long PC chance search must not get the worker killed and restarted o
 from __future__ import annotations
 
 from ai.protocol import PcAnswer, Pong
-from ui.worker_client import STREAMING_PATIENCE_S, WorkerClient, WorkerHandle
 from tests.test_worker_protocol import snapshot
+from ui.worker_client import STREAMING_PATIENCE_S, WorkerClient, WorkerHandle
 
 
 class _Scripted:
@@ -57,7 +57,7 @@ def test_a_partial_answer_buys_the_streaming_patience():
 
 def test_without_a_partial_answer_the_short_deadline_holds():
     now = [0.0]
-    client, connection, spawned = _client(now)
+    client, connection, _ = _client(now)
     try:
         connection.inbox.append(Pong(0))
         client.solve_pc(snapshot())

@@ -27,6 +27,7 @@ from ai.protocol import (  # noqa: F401 - key_labels/KEY_* are re-exported for t
     key_labels,
     pc_panel,
 )
+from ai.worker import log_path
 from game.board import Board
 from game.engine import Game
 from game.events import Event, Held, Locked, Undone
@@ -433,7 +434,7 @@ class Coach:
         if status.state == "restarting":
             return "The AI stopped unexpectedly; restarting it…", "bad"
         if self.failure:
-            return "The AI hit a problem with this position; the game goes on", "bad"
+            return f"The AI hit a problem with this position; the game goes on (details in {log_path()})", "bad"
         if status.state == "starting":
             return "AI starting…", "dim"
         waiting = (self.wants_suggestions and position_key(self.scene.game) is not None and not self.show_hint)
