@@ -13,12 +13,12 @@ from ai.eval import (
     WeightSet,
     board_features,
     load_evaluator,
-    move_features,
 )
 from game.board import Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.scoring import lock_piece
+from tests.oracle_eval import board_features_by_columns, move_features
 
 
 def test_tsd_board_features() -> None:
@@ -141,8 +141,6 @@ def test_row_pass_matches_column_definition() -> None:
     """The whole-board features equal the plain column-by-column definitions on random jagged fields (some taller
     than the 20 visible rows)."""
     import random
-
-    from ai.eval import board_features_by_columns
 
     rng = random.Random(5)
     for _ in range(300):
