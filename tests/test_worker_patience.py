@@ -67,3 +67,25 @@ def test_without_a_partial_answer_the_short_deadline_holds():
         assert client.status.restarts == 1 and "1.0 s" in client.status.last_problem
     finally:
         client.close()
+
+
+def test_a_newer_request_waits_for_the_streaming_job_without_a_restart():
+    """The worker checks for newer requests between rounds of a long search: a hint asked while it finishes
+    one must not get it killed for silence, as long as the streaming job is within its patience."""
+    now = [0.0]
+    client, connection, spawned = _client(now)
+    try:
+        connection.inbox.append(Pong(0))
+        generation = client.solve_pc(snapshot())
+        connection.inbox.append(PcAnswer(generation, solvable=False, final=False))
+        client.poll()
+        now[0] = 5.0
+        client.suggest(snapshot())  # the player moved on
+        now[0] = 20.0
+        client.poll()
+        assert client.status.restarts == 0 and len(spawned) == 1
+        now[0] = STREAMING_PATIENCE_S + 1  # the long job went silent past its patience
+        client.poll()
+        assert client.status.restarts == 1
+    finally:
+        client.close()

@@ -171,9 +171,10 @@ class WorkerClient:
         self._generations = Generations()
         self._latest: dict[str, Request] = {}  # newest request per kind, re-sent after a restart
         self._sent_at: dict[str, float] = {}  # kind -> when its unanswered request was sent
-        # kind -> how long to wait for the next word once the worker streamed a partial answer (it said it is
-        # still working: a PC chance may take many seconds, during which it sends nothing)
-        self._patience: dict[str, float] = {}
+        # When the worker last said it is still working on something (a partial answer): until its final
+        # answer, it may be silent for up to STREAMING_PATIENCE_S (a PC chance may take many seconds, and a newer
+        # request waits until the worker next checks for one), whatever kind the pending requests are.
+        self._streaming_since: float | None = None
         self._backoff = 0.25
         self._local: list[WorkerFailure] = []  # failures found on this side (a request that cannot be pickled)
         self.status = WorkerStatus()
@@ -216,7 +217,6 @@ class WorkerClient:
             return
         self._latest[kind] = request
         self._sent_at[kind] = self._clock()
-        self._patience.pop(kind, None)
         if self._ensure_running():
             try:
                 self._handle.connection.send(request)  # type: ignore[union-attr]
@@ -258,24 +258,34 @@ class WorkerClient:
                     continue  # stale: the position changed since this was asked
                 if getattr(message, "final", True):
                     self._sent_at.pop(kind, None)
-                    self._patience.pop(kind, None)
+                    self._streaming_since = None
                 else:
                     self._sent_at[kind] = self._clock()  # streaming progress counts as alive
-                    self._patience[kind] = max(self._current_deadline(), STREAMING_PATIENCE_S)
+                    self._streaming_since = self._clock()
                 answers.append(message)
         except (EOFError, OSError) as error:
             self._fault(f"worker connection lost ({type(error).__name__})")
             return answers
         if not handle.alive():
             self._fault("worker process died")
-        elif late := [limit for kind, sent in self._sent_at.items()
-                      if self._clock() - sent > (limit := self._patience.get(kind, self._current_deadline()))]:
-            self._fault(f"worker did not answer within {late[0]:.1f} s")
+        elif self._overdue():
+            self._fault(f"worker did not answer within {self._overdue():.1f} s")
         else:
             if answers:
                 self.status.state = "ok"
                 self._backoff = 0.25
         return answers
+
+    def _overdue(self) -> float:
+        """The silence allowed that a pending request has exceeded (0.0: none has)."""
+        now = self._clock()
+        streaming = self._streaming_since is not None and now - self._streaming_since <= STREAMING_PATIENCE_S
+        if streaming:
+            return 0.0
+        late = [now - sent for sent in self._sent_at.values() if now - sent > self._current_deadline()]
+        if not late:
+            return 0.0
+        return STREAMING_PATIENCE_S if self._streaming_since is not None else self._current_deadline()
 
     def _current_deadline(self) -> float:
         return self._deadline if self._ready else max(self._deadline, self._startup)
@@ -307,6 +317,7 @@ class WorkerClient:
         return True
 
     def _fault(self, problem: str) -> None:
+        self._streaming_since = None
         handle, self._handle = self._handle, None
         if handle is not None:
             with contextlib.suppress(Exception):  # it may be gone already
