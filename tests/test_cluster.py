@@ -160,15 +160,36 @@ def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
     assert piped.getvalue() == "a line\n"
 
 
-def _group_processes(pgid: int) -> list[str]:
-    listing = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in listing.splitlines()
-            if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")]
+def _processes() -> list[tuple[int, int, int, str, str]]:
+    """(pid, ppid, pgid, state, command) of every process."""
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
+    rows = []
+    for line in listing.splitlines():
+        pid, ppid, pgid, stat, *command = line.split(None, 4)
+        rows.append((int(pid), int(ppid), int(pgid), stat, " ".join(command)))
+    return rows
+
+
+def _family(root: int) -> set[int]:
+    """The process `root`, its descendants (Ray's actors start sessions of their own) and its process group."""
+    rows = _processes()
+    family = {root} | {pid for pid, _, pgid, _, _ in rows if pgid == root}
+    grew = True
+    while grew:
+        more = {pid for pid, ppid, _, _, _ in rows if ppid in family} - family
+        family |= more
+        grew = bool(more)
+    return family
+
+
+def _alive(pids: set[int]) -> list[str]:
+    return [f"{pid} {command}" for pid, _, _, stat, command in _processes() if pid in pids and not stat.startswith("Z")]
 
 
 def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1, timeout: float = 180):
     """Start `train ... --out OUT` in its own process group, press Ctrl+C (SIGINT to the group, as a terminal does)
-    once the checkpoint shows `after_generation`, and return (status, stderr, processes left in the group)."""
+    once the checkpoint shows `after_generation`, and return (status, stderr, the processes of the run then,
+    those of them still running after it ended)."""
     checkpoint = out.with_suffix(".ckpt.json")
     process = subprocess.Popen([sys.executable, "main.py", "train", *argv, "--out", str(out)], cwd=ROOT,
                                start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -183,10 +204,11 @@ def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1,
             time.sleep(0.2)
         assert process.poll() is None, "training ended before it could be interrupted"
         time.sleep(1.0)  # into the next generation
+        family = _family(process.pid)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
         time.sleep(1.0)
-        return process.returncode, err, _group_processes(process.pid)
+        return process.returncode, err, family, _alive(family | _family(process.pid))
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -198,8 +220,9 @@ LONG_CEM = ["--games", "2", "--generations", "100", "--population", "6", "--max-
 
 def test_ctrl_c_on_a_local_pool_stops_every_process_and_leaves_the_weights(tmp_path) -> None:
     out = tmp_path / "w.toml"
-    status, err, left = interrupt_training([*LONG_CEM, "--workers", "2"], out)
+    status, err, family, left = interrupt_training([*LONG_CEM, "--workers", "2"], out)
     assert status == 130 and left == [], (err, left)
+    assert len(family) >= 3  # the run and its two pool workers were running when Ctrl+C came
     assert "Traceback" not in err and f"continue with --resume {out.with_suffix('.ckpt.json')}" in err
     state = json.loads(out.with_suffix(".ckpt.json").read_text())
     assert 1 <= state["generation"] < 100
