@@ -186,7 +186,14 @@ class Searcher:
             key = (bits, h, letters[idx:], held, use_hold)
             if key in dead:
                 return False
+            # the pieces that can still be placed: the buffer and the next `needed` queue pieces (each placement
+            # takes one queue piece into play or into the buffer); later ones come too late for this PC
+            needed = (WIDTH * h - bits.bit_count()) // 4
+            end = min(n, idx + needed)
             counts = suffix_counts[idx]
+            if end < n:
+                rest = suffix_counts[end]
+                counts = tuple(a - b for a, b in zip(counts, rest))
             if held is not None:
                 counts = counts[:held] + (counts[held] + 1,) + counts[held + 1:]
             if not tileable(bits, h, counts):

@@ -85,7 +85,16 @@ def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000
         packed |= min(count, need, 15) << (4 * piece)
     kernel = _kernel()
     if kernel is not None:
-        return kernel.run(bits, h, packed, need, budget) != 0  # 2: budget spent, unknown
+        key = bits | h << 60 | packed << 64
+        known = _ANSWERS.get(key)
+        if known is None:
+            answer = kernel.run(bits, h, packed, need, budget)  # 2: budget spent, unknown
+            if answer == 2:
+                return True
+            if len(_ANSWERS) > 1_000_000:
+                _ANSWERS.clear()
+            known = _ANSWERS[key] = answer == 1
+        return known
     steps = [budget]
     try:
         return _tileable(bits, h, packed, need, steps, _table(h), COLUMN[h], 0, h << 60)
@@ -94,6 +103,7 @@ def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000
 
 
 _KERNEL: list = []
+_ANSWERS: dict[int, bool] = {}  # the compiled search's definite answers to top-level questions
 
 
 def _kernel():
@@ -113,6 +123,7 @@ def _kernel():
 def clear_memo() -> None:
     """Forget every memoised answer (the Python and the compiled ones)."""
     _MEMO.clear()
+    _ANSWERS.clear()
     if _KERNEL and _KERNEL[0] is not None:
         _KERNEL[0].clear()
 
