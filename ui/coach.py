@@ -345,7 +345,7 @@ class Coach:
             self.failure = answer.message
             return
         if isinstance(answer, Suggestion):
-            if not self.hints.accepts(answer, key):
+            if not self.hints.accepts(answer, key) or key is None:
                 return  # for another piece: ignore
             move = answer.move
             if move is not None and _expected_piece(game, move) != move.piece:
@@ -355,7 +355,7 @@ class Coach:
             self.hints.keep(answer, key)
             self.failure = None
         elif isinstance(answer, PcAnswer):
-            if not self.pcs.accepts(answer, key):
+            if not self.pcs.accepts(answer, key) or key is None:
                 return
             self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)
             self.pcs.keep(answer, key)

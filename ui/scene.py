@@ -7,15 +7,18 @@ at the highest opaque scene so transparent overlays (pause, settings over a game
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ui.services import Services
 
 
 class Scene:
     transparent = False  # True: the scene below is drawn first (an overlay)
     name = "scene"
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self, app: Services) -> None:
+        self.app = app  # the services a scene may use (ui.services.Services), not the whole App
 
     def handle(self, event: Any) -> None:
         """React to one pygame event (only called while this scene is on top)."""

@@ -1,0 +1,66 @@
+"""What a scene may use of the app: a typed list of services, so scenes do not reach into an untyped app.
+
+`ui.app.App` provides them; tests may hand a scene anything with the same members. Types are imported for the
+checker only, so this module adds no import at run time (and no cycle between the scene modules).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from settings import Settings
+    from ui.input import InputState, KeyMap
+    from ui.scene import SceneManager
+    from ui.sound import Sounds
+    from ui.store import GameRecord, HistoryStore, SaveOutcome
+    from ui.worker_client import WorkerClient
+
+
+class Services(Protocol):
+    """The app as scenes see it."""
+
+    settings: Settings  # the settings in force (environment overrides included)
+    settings_file: Path
+    keymap: KeyMap  # virtual buttons for keys and pads
+    input: InputState  # the buttons held this tick
+    sounds: Sounds
+    store: HistoryStore | None  # None: history unavailable (the title says why)
+    store_problem: str | None
+    scenes: SceneManager
+    size: tuple[int, int]
+    running: bool
+
+    def worker(self) -> WorkerClient:
+        """The AI worker client, started on first use."""
+        ...
+
+    def worker_if_started(self) -> WorkerClient | None:
+        """The worker client if something started it, without starting it."""
+        ...
+
+    def close_worker(self) -> None: ...
+
+    def new_seed(self) -> int: ...
+
+    def messages(self) -> list[tuple[str, tuple[int, int, int]]]:
+        """Problems to show on the title screen (settings, history), with their colours."""
+        ...
+
+    def store_failed(self, message: str) -> None: ...
+
+    def save_record(self, record: GameRecord) -> tuple[SaveOutcome | None, str | None]: ...
+
+    def save_pc_attempts(self, setup: str, rules: str, attempts: list[tuple[bool, float]]) -> None: ...
+
+    def update_settings(self, settings: Settings) -> str | None:
+        """Apply and save new settings; a one-line problem, or None."""
+        ...
+
+    def quit(self) -> None: ...
+
+    def dispatch(self, event: object) -> None: ...
+
+    def tick(self) -> None: ...
