@@ -106,8 +106,9 @@ class _PieceTables:
                 if all(0 <= x + dx < 10 for dx, _ in cells):
                     entries.append((x + _XOFF, tuple((x + dx, _YOFF - dy) for dx, dy in cells)))
             self.columns.append(entries)
-        # For each rotation: [(key code, end rotation, ((dxi*64 + dp, end*32 offset..., fin), ...)), ...]
-        self.kicks: list[list[tuple[int, int, tuple[tuple[int, int, int, bool], ...]]]] = []
+        # For each rotation: [(key code, end rotation, (kick test, ...)), ...]; a kick test is
+        # (end * 32 + dx, dy, state delta, is the TST/fin kick, lowest xi, highest xi it may be tried from).
+        self.kicks: list[list[tuple[int, int, tuple[tuple[int, int, int, bool, int, int], ...]]]] = []
         table = rules.rotation.table
         for rot in Rotation:
             options = []
@@ -117,15 +118,15 @@ class _PieceTables:
                 end = rot.turned(turns)
                 tests = rules.rotation.tests[piece, rot, end]
                 written = table.get((piece, rot.srs_name + end.srs_name))
-                entries = []
+                kick_tests = []
                 for index, (dx, dy) in enumerate(tests):
                     kx, ky = written[index] if written is not None and index < len(written) else (dx, dy)
                     # xi must stay in lo..hi (its own rotation's columns) for this test to be looked up at all:
                     # user tables may kick further than the 8 spare columns on each side.
                     lo, hi = max(0, -dx), min(_XS - 1, _XS - 1 - dx)
-                    entries.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy, abs(kx) == 1 and abs(ky) == 2,
-                                    lo, hi))
-                options.append((code, int(end), tuple(entries)))
+                    kick_tests.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy,
+                                       abs(kx) == 1 and abs(ky) == 2, lo, hi))
+                options.append((code, int(end), tuple(kick_tests)))
             self.kicks.append(options)
         # Canonical id per state index (rot << 11 | xi << 6 | p); -1 where out of bounds.
         self.canon = [-1] * (4 << 11)
@@ -235,7 +236,7 @@ def _search(
     plain = bytearray(4 << 11)
     spun = bytearray(4 << 11)
     first = bytearray(4 << 11)
-    classes = bytearray(b"\xff") * (4 << 11) if want_spins else None  # spin_class cache, 255 = not yet
+    classes = bytearray(b"\xff") * (4 << 11 if want_spins else 0)  # spin_class cache, 255 = not yet
     link: dict[int, int] = {}
     best: dict[int, tuple] = {}
     left_end: dict[int, int] = {}
@@ -299,14 +300,16 @@ def _search(
                     push(t)
         if left_free:
             # DAS end: every state of one free run shares it, so each run is walked once.
-            t = left_end.get(s)
-            if t is None:
+            run_end = left_end.get(s)
+            if run_end is None:
                 i = idx - 1
                 while fit[i - 1] >> p & 1:
                     i -= 1
                 t = s - (idx - i) * 64
                 for run in range(t, s + 1, 64):
                     left_end[run] = t
+            else:
+                t = run_end
             if t < s - 64 and not plain[t]:
                 plain[t] = 1
                 if spun[t]:  # seen only with spins (so it is grounded)
@@ -315,14 +318,16 @@ def _search(
                     link[t] = (s << 3) | DAS_LEFT
                     push(t)
         if right_free:
-            t = right_end.get(s)
-            if t is None:
+            run_end = right_end.get(s)
+            if run_end is None:
                 i = idx + 1
                 while fit[i + 1] >> p & 1:
                     i += 1
                 t = s + (i - idx) * 64
                 for run in range(s, t + 1, 64):
                     right_end[run] = t
+            else:
+                t = run_end
             if t > s + 64 and not plain[t]:
                 plain[t] = 1
                 if spun[t]:  # seen only with spins (so it is grounded)

@@ -9,11 +9,12 @@ and the search use `outcomes` to reason over futures the player cannot see yet.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from game.pieces import ALL_PIECES, Piece
 
-State = Hashable
+State = Any  # hashable; each randomizer defines its own shape (what is left in the bag, the history...)
 Outcome = tuple[Piece, float, State]
 
 
@@ -83,8 +84,8 @@ class BagRandomizer(Randomizer):
         return tuple(piece for piece in ALL_PIECES for _ in range(self.copies))
 
     def outcomes(self, state: State) -> list[Outcome]:
-        left: tuple[Piece, ...] = state or self._full_bag()  # type: ignore[assignment]
-        result = []
+        left: tuple[Piece, ...] = state or self._full_bag()
+        result: list[Outcome] = []
         for piece in dict.fromkeys(left):
             index = left.index(piece)
             rest = left[:index] + left[index + 1:]
@@ -92,7 +93,7 @@ class BagRandomizer(Randomizer):
         return result
 
     def _draw(self) -> Piece:
-        left = list(self.state) if self.state else list(self._full_bag())  # type: ignore[arg-type]
+        left = list(self.state) if self.state else list(self._full_bag())
         if sorted(self._dealing) != left:
             # A new bag, or a state set from outside (a game started mid-bag): shuffle what is left.
             self._rng.shuffle(left)
@@ -102,7 +103,7 @@ class BagRandomizer(Randomizer):
     def bag_position(self, state: State | None = None) -> int:
         """How many pieces of the current bag were dealt (0 at a bag boundary)."""
         left = self.state if state is None else state
-        return (len(self._full_bag()) - len(left)) % len(self._full_bag())  # type: ignore[arg-type]
+        return (len(self._full_bag()) - len(left)) % len(self._full_bag())
 
 
 class FourteenBagRandomizer(BagRandomizer):
@@ -138,7 +139,7 @@ class NesRandomizer(Randomizer):
 
     def outcomes(self, state: State) -> list[Outcome]:
         reroll = 2 / 8 if state is not None else 1 / 8
-        result = []
+        result: list[Outcome] = []
         for piece in ALL_PIECES:
             first_roll = 0.0 if piece == state else 1 / 8
             result.append((piece, first_roll + reroll / 7, piece))
@@ -164,11 +165,11 @@ class TgmRandomizer(Randomizer):
         return ("first", (Piece.Z, Piece.S, Piece.S, Piece.Z))
 
     def outcomes(self, state: State) -> list[Outcome]:
-        phase, history = state  # type: ignore[misc]
+        phase, history = state
         if phase == "first":
             return [(piece, 1 / len(self.first_pieces), ("run", history[1:] + (piece,))) for piece in self.first_pieces]
         in_history = len(set(history)) / 7
-        result = []
+        result: list[Outcome] = []
         for piece in ALL_PIECES:
             if piece in history:
                 p = in_history ** (self.rolls - 1) / 7
@@ -178,7 +179,7 @@ class TgmRandomizer(Randomizer):
         return result
 
     def _draw(self) -> Piece:
-        phase, history = self.state  # type: ignore[misc]
+        phase, history = self.state
         if phase == "first":
             return self._rng.choice(self.first_pieces)
         piece = Piece.I

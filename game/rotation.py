@@ -123,14 +123,14 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
         pieces = _parse_piece_group(group, where)
         if not isinstance(transitions, dict):
             raise KickTableError(f"{where}: expected a table of transitions like 0R = [[0, 0], ...]")
-        for transition, tests in transitions.items():
+        for transition, listed in transitions.items():
             if transition not in ALL_TRANSITIONS:
                 raise KickTableError(
                     f"{where}.{transition}: unknown transition (allowed: {' '.join(ALL_TRANSITIONS)})"
                 )
-            if not isinstance(tests, list) or not tests or len(tests) > MAX_KICK_TESTS:
+            if not isinstance(listed, list) or not listed or len(listed) > MAX_KICK_TESTS:
                 raise KickTableError(f"{where}.{transition}: expected a list of 1 to {MAX_KICK_TESTS} kick tests")
-            cells = tuple(_parse_cell(test, f"{where}.{transition}[{i}]") for i, test in enumerate(tests))
+            cells = tuple(_parse_cell(test, f"{where}.{transition}[{i}]") for i, test in enumerate(listed))
             for piece in pieces:
                 if (piece, transition) in table:
                     raise KickTableError(f"{where}.{transition}: piece {piece.name} already has this transition")
