@@ -1,4 +1,4 @@
-"""Fast placement generation inside a bounded PC field, exact against `game.finesse.find_placements`.
+"""Fast placement generation inside a bounded PC field, exact against `game.movegen.find_moves`.
 
 States are small ints ``sid = rot*4096 + (y+8)*32 + (x+8)`` so a shift is ``sid +- 1``, a row is ``32`` and a
 kick test is one precomputed delta; per piece a dict maps every in-bounds sid to its cell mask.
@@ -22,6 +22,7 @@ from game.board import WIDTH, Bitboard
 from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, per_rules
 
+USE_KERNEL = True  # the compiled placements (ai.pc.jit_placements) when numba is there; tests switch it off
 SKY = 4  # rows above the field top a state may climb to (kicks upward) and still be expanded
 _ROT = 4096
 _ROW = 32
@@ -86,6 +87,8 @@ class MoveGenerator:
         self.soft_drop = soft_drop
         self._cache: dict[tuple[Bitboard, int, int], tuple[Child, ...]] = {}
         self._masks: dict[tuple[Bitboard, int, int], frozenset[Bitboard]] = {}
+        self._compiled: dict[int, tuple | None] = {}  # piece -> (ai.pc.jit_placements, its tables)
+        self._out = None  # output buffers of the compiled kernel
         # (piece, rot) -> list of (end rot, [sid deltas of the kick tests in order])
         self._turns: dict[tuple[int, int], list[list[int]]] = {}
         turns = (1, -1, 2) if rules.allow_180 else (1, -1)
@@ -129,6 +132,56 @@ class MoveGenerator:
 
     def placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
         """mask -> (canonical sid, hard-drop reachable) for every placement inside rows 0..h-1."""
+        if USE_KERNEL and h <= 6:
+            kernel = self._kernel_tables(piece)
+            if kernel is not None:
+                compiled, tables = kernel
+                out_mask, out_sid, out_hard = self._out
+                n = compiled.placements(bits, h, *tables, self.soft_drop and has_overhang(bits, h),
+                                        out_mask, out_sid, out_hard)
+                return dict(zip(out_mask[:n].tolist(), zip(out_sid[:n].tolist(), out_hard[:n].tolist())))
+        return self.python_placements(bits, h, piece)
+
+    def _kernel_tables(self, piece: int):
+        """(ai.pc.jit_placements, its tables for this piece under these rules), None without numba."""
+        found = self._compiled.get(piece)
+        if found is None and piece not in self._compiled:
+            try:
+                from ai.pc import jit_placements
+            except ImportError:
+                self._compiled[piece] = None
+                return None
+            import numpy as np
+
+            table_masks = np.zeros(4 * _ROT, np.int64)
+            tops = np.full(4 * _ROT, -1, np.int64)
+            for sid, mask in MASKS[piece].items():
+                table_masks[sid] = mask & ((1 << 60) - 1)
+                tops[sid] = (mask.bit_length() - 1) // WIDTH
+            lows, xs_start, xs_count, xs = [], [], [], []
+            for rot in range(4):
+                low, row = _SHAPE_INFO[piece, rot]
+                lows.append(low)
+                xs_start.append(len(xs))
+                xs_count.append(len(row))
+                xs.extend(row)
+            turn_start, turn_count, test_start, test_count, deltas = [], [], [], [], []
+            for rot in range(4):
+                turn_start.append(len(test_start))
+                turn_count.append(len(self._into[piece, rot]))
+                for tests in self._into[piece, rot]:
+                    test_start.append(len(deltas))
+                    test_count.append(len(tests))
+                    deltas.extend(tests)
+            arrays = [np.array(v, np.int64) for v in (lows, xs_start, xs_count, xs, turn_start, turn_count,
+                                                        test_start, test_count, deltas)]
+            found = self._compiled[piece] = (jit_placements, (table_masks, tops, *arrays))
+            if self._out is None:
+                self._out = (np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.bool_))
+        return found
+
+    def python_placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
+        """placements() in Python (the reference the compiled kernel is tested against)."""
         masks = MASKS[piece]
         inside = REGION[h]
         result: dict[Bitboard, tuple[int, bool]] = {}

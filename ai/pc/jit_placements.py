@@ -1,0 +1,150 @@
+"""`ai.pc.movegen.MoveGenerator.placements` compiled with numba: the same seeds (straight drops), hidden resting
+spots and backward reachability search, on arrays instead of dicts, returning the placements in the same
+order. `ai.pc.movegen` uses it when numba can be imported; tests compare the two on random fields.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_ROT = 4096
+_ROW = 32
+_STATES = 4 * _ROT
+
+
+@njit(cache=True, nogil=True)
+def _fits(masks, tops, bits, sid):
+    if sid < 0 or sid >= masks.shape[0] or tops[sid] < 0:
+        return False
+    return (masks[sid] & bits) == 0
+
+
+@njit(cache=True, nogil=True)
+def placements(bits, h, masks, tops, lows, xs_start, xs_count, xs, turn_start, turn_count, test_start, test_count,
+               deltas, soft, out_mask, out_sid, out_hard):
+    """Fill out_* with (mask, sid, hard) per placement inside rows 0..h-1, in ai.pc.movegen's order; return n.
+
+    masks[sid]: the cells in rows 0..5 (the field's rows; higher cells never meet a block), tops[sid]: the
+    highest row of the cells, -1 where the state is off the table."""
+    n = 0
+    seeds = np.empty(64, np.int64)
+    ns = 0
+    is_seed = np.zeros(_STATES, np.bool_)
+    for rot in range(4):
+        base = rot * _ROT + (h - lows[rot] + 8) * _ROW + 8
+        for k in range(xs_start[rot], xs_start[rot] + xs_count[rot]):
+            sid = base + xs[k]
+            while _fits(masks, tops, bits, sid - _ROW):
+                sid -= _ROW
+            seeds[ns] = sid
+            ns += 1
+            is_seed[sid] = True
+            mask = masks[sid]
+            if tops[sid] < h:
+                new = True
+                for j in range(n):
+                    if out_mask[j] == mask:
+                        new = False
+                        break
+                if new:
+                    out_mask[n] = mask
+                    out_sid[n] = sid
+                    out_hard[n] = True
+                    n += 1
+    if not soft:
+        return n
+    # hidden resting spots below the seeds that no straight drop reaches
+    found = n
+    h_mask = np.empty(4096, np.int64)
+    h_sid = np.empty(4096, np.int64)
+    nh = 0
+    for s in range(ns):
+        sid = seeds[s] - _ROW
+        while sid >= 0 and tops[sid] >= 0:
+            mask = masks[sid]
+            if (mask & bits) == 0 and tops[sid] < h:
+                new = True
+                for j in range(found):
+                    if out_mask[j] == mask:
+                        new = False
+                        break
+                if new:
+                    below = sid - _ROW
+                    if below < 0 or tops[below] < 0 or (masks[below] & bits) != 0:
+                        h_mask[nh] = mask
+                        h_sid[nh] = sid
+                        nh += 1
+            sid -= _ROW
+    if nh == 0:
+        return n
+    top = (h + 4 + 8) * _ROW  # SKY = 4 rows above the field
+    unreachable = np.zeros(_STATES, np.bool_)
+    seen = np.zeros(_STATES, np.int32)
+    stamp = 0
+    stack = np.empty(_STATES, np.int64)
+    done = np.zeros(nh, np.bool_)
+    before = np.empty(256, np.int64)
+    for first in range(nh):
+        if done[first]:
+            continue
+        mask = h_mask[first]
+        stamp += 1
+        sp = 0
+        for j in range(first, nh):
+            if h_mask[j] == mask:
+                done[j] = True
+                sid = h_sid[j]
+                if not unreachable[sid] and seen[sid] != stamp:
+                    seen[sid] = stamp
+                    stack[sp] = sid
+                    sp += 1
+        reached = False
+        while sp > 0:
+            sp -= 1
+            sid = stack[sp]
+            if is_seed[sid]:
+                reached = True
+                break
+            nb = 0
+            before[nb] = sid - 1
+            before[nb + 1] = sid + 1
+            nb += 2
+            if not _fits(masks, tops, bits, sid - _ROW):
+                above = sid + _ROW
+                while above % _ROT < top and _fits(masks, tops, bits, above):
+                    before[nb] = above
+                    nb += 1
+                    above += _ROW
+            rot = sid // _ROT
+            for t in range(turn_start[rot], turn_start[rot] + turn_count[rot]):
+                for k in range(test_count[t]):
+                    start = sid - deltas[test_start[t] + k]
+                    if _fits(masks, tops, bits, start):
+                        earlier = False
+                        for d in range(k):
+                            if _fits(masks, tops, bits, start + deltas[test_start[t] + d]):
+                                earlier = True
+                                break
+                        if not earlier:
+                            before[nb] = start
+                            nb += 1
+            for b in range(nb):
+                prev = before[b]
+                if prev < 0 or prev >= _STATES or seen[prev] == stamp or unreachable[prev]:
+                    continue
+                if prev % _ROT >= top or not _fits(masks, tops, bits, prev):
+                    continue
+                seen[prev] = stamp
+                stack[sp] = prev
+                sp += 1
+        if reached:
+            out_mask[n] = mask
+            out_sid[n] = h_sid[first]
+            out_hard[n] = False
+            n += 1
+        else:
+            for s in range(_STATES):
+                if seen[s] == stamp:
+                    unreachable[s] = True
+    return n
