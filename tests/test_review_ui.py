@@ -182,3 +182,26 @@ def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
                                                       round(18 * 65 / 60 / 100, 3)]
     # the assisted 70 s run is no personal best: the best goes 80 -> 80 -> 65
     assert [v for _, v in plots["personal best"]] == [80.0, 80.0, 65.0]
+
+
+def test_the_results_of_a_run_open_its_review(ai_app):
+    from ui.menus import RESULTS_GRACE_TICKS, ResultsScene
+    from ui.modes import SPRINT
+    from ui.review import ReviewScene
+
+    app = ai_app
+    run = _play_and_end(app, SPRINT, MOVES[:3])
+    results = app.scenes.top
+    assert isinstance(results, ResultsScene)
+    assert [item.label for item in results.menu.items] == ["Retry", "Title", "Review this run"]
+    for _ in range(RESULTS_GRACE_TICKS):
+        app.tick()
+    tap(app, "down")
+    tap(app, "down")
+    tap(app, "return")
+    review = app.scenes.top
+    assert isinstance(review, ReviewScene) and review.game_id == run.id and review.cursor.count == 3
+    assert _run_until(app, lambda: review.review is not None), review.problem
+    assert sum(review.summary()["counts"].values()) == 3
+    tap(app, "escape")
+    assert app.scenes.top is results

@@ -345,12 +345,17 @@ class ResultsScene(Scene):
             except StoreUnavailable as error:
                 app.store_failed(str(error))
         self.best_lines = self._best_lines()
+        # The run's replay, when it was kept: the results offer its review.
+        self.replay_id = outcome.record.id if outcome is not None and app.store is not None \
+            and outcome.record.id is not None and app.store.has_replay(outcome.record.id) else None
         title = Item("Title", lambda: app.scenes.reset(TitleScene(app)))
         if mode is PC_PRACTICE:
             items = [Item("New queue", self.retry), Item("Same queue again", lambda: self.retry(same_queue=True)),
                      title]
         else:
             items = [Item("Retry", self.retry), title]
+            if self.replay_id is not None:
+                items.append(Item("Review this run", self.review, "The coach's review of every placement."))
         self.menu = Menu(items, 110, 560 if len(items) == 2 else 510, 300)
 
     def _best_lines(self) -> list[tuple[str, int, tuple[int, int, int]]]:
@@ -388,6 +393,19 @@ class ResultsScene(Scene):
             if start is not None and not same_queue:
                 start = start.with_seed(seed)
         self.app.scenes.replace(PlayScene(self.app, play.mode, start, seed))
+
+    def review(self) -> None:
+        """Open the review screen on this run (Esc there comes back here)."""
+        from ui.review import ReviewScene
+
+        try:
+            text = self.app.store.replay_path(self.replay_id).read_text(encoding="utf-8")
+        except (OSError, AttributeError) as error:
+            self.problem = f"the replay of this run cannot be read ({error})"
+            self.best_lines = self._best_lines()
+            return
+        self.app.scenes.push(ReviewScene(self.app, text, game_id=self.replay_id,
+                                         title=f"Review — {self.play.mode.title}, this run"))
 
     def update(self) -> None:
         self.age += 1
