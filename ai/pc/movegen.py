@@ -22,6 +22,7 @@ from game.board import WIDTH, Bitboard
 from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, per_rules
 
+_KERNEL_SHAPES: dict[int, tuple] = {}  # piece -> (cells per sid in rows 0..5, top row per sid) for the kernel
 USE_KERNEL = True  # the compiled placements (ai.pc.jit_placements) when numba is there; tests switch it off
 SKY = 4  # rows above the field top a state may climb to (kicks upward) and still be expanded
 _ROT = 4096
@@ -153,11 +154,15 @@ class MoveGenerator:
                 return None
             import numpy as np
 
-            table_masks = np.zeros(4 * _ROT, np.int64)
-            tops = np.full(4 * _ROT, -1, np.int64)
-            for sid, mask in MASKS[piece].items():
-                table_masks[sid] = mask & ((1 << 60) - 1)
-                tops[sid] = (mask.bit_length() - 1) // WIDTH
+            shapes = _KERNEL_SHAPES.get(piece)
+            if shapes is None:  # rules-independent: built once per piece
+                table_masks = np.zeros(4 * _ROT, np.int64)
+                tops = np.full(4 * _ROT, -1, np.int64)
+                for sid, mask in MASKS[piece].items():
+                    table_masks[sid] = mask & ((1 << 60) - 1)
+                    tops[sid] = (mask.bit_length() - 1) // WIDTH
+                shapes = _KERNEL_SHAPES[piece] = (table_masks, tops)
+            table_masks, tops = shapes
             lows, xs_start, xs_count, xs = [], [], [], []
             for rot in range(4):
                 low, row = _SHAPE_INFO[piece, rot]
