@@ -141,8 +141,8 @@ class WorkerFailure:
     message: str
 
 
-Request = SuggestRequest | PcRequest | Ping | Shutdown
-Answer = Suggestion | PcAnswer | Pong | WorkerFailure
+Request = SuggestRequest | PcRequest | Ping | Shutdown  # (and ReviewRequest, BuildRequest below)
+Answer = Suggestion | PcAnswer | Pong | WorkerFailure  # (and ReviewAnswer, BuildAnswer below)
 
 
 def generation_of(message: Request | Answer) -> int:
@@ -260,3 +260,55 @@ class ReviewAnswer:
     review: str = ""
     engine: str = ""
     accuracy: float | None = None
+
+
+# --- guided set-up practice (UI -> worker -> UI) -------------------------------------------------------------
+@dataclass(frozen=True)
+class BuildRequest:
+    """How to build a target shape from the position (a set-up or opener of the library): `must` cells to fill,
+    `may` cells that may be filled, as bitboards of the board; the cells already filled count as built."""
+
+    generation: int
+    snapshot: Snapshot
+    must: int
+    may: int = 0
+    drop: str = "softdrop"
+
+
+@dataclass(frozen=True)
+class BuildAnswer:
+    """A way to finish the shape with the known pieces: its first placement (with keys) and every placement's
+    cells (numbered overlay, board coordinates). `complete`: nothing is left to build."""
+
+    generation: int
+    buildable: bool
+    solution: tuple[Move, ...] = ()
+    overlay: tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...] = ()
+    complete: bool = False
+    final: bool = True
+    note: str = ""
+    chance: float | None = None  # not used: a build is about the known pieces only
+    estimate: bool = False
+
+    @property
+    def possible(self) -> bool:
+        return self.buildable or self.complete
+
+    @property
+    def impossible(self) -> bool:
+        return self.final and not self.possible
+
+
+def build_panel(answer: BuildAnswer | None) -> PcPanel:
+    """What the panel says while a set-up is being built (the same values as the PC panel; `chance` is the
+    share of the continuations the randomizer allows that can still build it after the advised placement)."""
+    if answer is None:
+        return PcPanel("solving", "working out the build…", "", None, "Build chance: computing…", None, ())
+    chance_text = f"Build chance {answer.chance * 100:.0f}%" if answer.chance is not None else ""
+    if answer.complete:
+        return PcPanel("possible", "built", "", None, "", None, ())
+    if answer.buildable and answer.solution:
+        first = answer.solution[0]
+        return PcPanel("possible", f"next {pieces_text(len(answer.overlay))} shown", f"{move_advice(first)} (1)",
+                       answer.chance, chance_text, first, answer.overlay)
+    return PcPanel("impossible", "cannot be built from here, whatever comes", "", 0.0, chance_text, None, ())

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
-from ai.protocol import ReviewAnswer, ReviewRequest
+from ai.protocol import BuildRequest, ReviewAnswer, ReviewRequest
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
 from game.rules import Rules, per_rules
@@ -181,8 +181,19 @@ def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[An
         _solve_pc(request, should_stop, send)
     elif isinstance(request, ReviewRequest):
         _review(request, should_stop, send)
+    elif isinstance(request, BuildRequest):
+        _build(request, should_stop, send)
     else:
         raise RequestError(f"unknown request {type(request).__name__}")
+
+
+def _build(request: BuildRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    from ai.setup_service import solve_build
+
+    if type(request.must) is not int or type(request.may) is not int or request.must <= 0 or request.may < 0 \
+            or request.drop not in ("softdrop", "harddrop"):
+        raise RequestError("a build needs the shape's cells as non-negative ints and a known drop")
+    solve_build(request, should_stop, send)
 
 
 REVIEW_PROGRESS_S = 0.1  # placements reviewed are sent in batches at most this often (first one at once)

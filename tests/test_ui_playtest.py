@@ -75,9 +75,10 @@ def _end_run(app):
 def _open_stats(app):
     from ui.menus import StatsScene, TitleScene
 
-    app.scenes.reset(TitleScene(app))
-    for _ in range(4):
-        tap(app, "down")  # Zen, 40 Lines, Marathon, PC Practice, Stats
+    title = TitleScene(app)
+    app.scenes.reset(title)
+    for _ in range([item.label for item in title.menu.items].index("Stats")):
+        tap(app, "down")
     tap(app, "return")
     stats = app.scenes.top
     assert isinstance(stats, StatsScene)

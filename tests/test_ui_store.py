@@ -223,13 +223,12 @@ def test_the_app_starts_and_ends_a_game_with_a_database_of_another_shape(tmp_pat
     before = path.read_bytes()
     app, screen = make_app(tmp_path)
     assert app.store is None and "damaged" in app.store_problem
-    app.scenes.push(TitleScene(app))
+    title = TitleScene(app)
+    app.scenes.push(title)
     app.draw(screen)
     assert any("damaged" in text for text, _ in app.messages())
-    tap(app, "down")
-    tap(app, "down")
-    tap(app, "down")
-    tap(app, "down")  # Stats
+    for _ in range([item.label for item in title.menu.items].index("Stats")):
+        tap(app, "down")
     tap(app, "return")
     assert isinstance(app.scenes.top, StatsScene) and "damaged" in app.scenes.top.problem
     app.draw(screen)

@@ -24,6 +24,8 @@ from ai.protocol import (  # noqa: F401 - key_labels/KEY_* are re-exported for t
     Snapshot,
     Suggestion,
     WorkerFailure,
+    BuildAnswer,
+    build_panel,
     key_labels,
     pc_panel,
 )
@@ -104,6 +106,20 @@ def _execution_ticks(move: Move, das: float) -> int:
     shifts = sum(k in (Key.DAS_LEFT, Key.DAS_RIGHT) for k in move.keys)
     soft = sum(k is Key.SOFT_DROP for k in move.keys)
     return len(move.keys) + int(move.hold) + shifts * (int(das) + 3) + soft * 4
+
+
+@dataclass(frozen=True)
+class BuildTarget:
+    """A set-up or opener to build in guided practice: its name, its cells (bitboards of the board), and what
+    it leads to ("PC", "TSD", ...)."""
+
+    name: str
+    must: int
+    may: int
+    finishes: tuple[str, ...]
+
+    def built(self, game: Game) -> bool:
+        return game.board.bits & self.must == self.must
 
 
 @dataclass
@@ -191,6 +207,7 @@ class Coach:
         """Forget everything about the previous game (new game, restart)."""
         self.hints = Channel("suggest")
         self.pcs = Channel("pc")
+        self.builds = Channel("build")
         self.progress = PcProgress()
         self.hint_ready_clock: int | None = None  # scene clock when the current hint arrived
         self.failure: str | None = None
@@ -239,12 +256,31 @@ class Coach:
         return bool(self.ai.hint_enabled)
 
     @property
+    def target(self) -> BuildTarget | None:
+        """The set-up being practised (set-up practice), or None."""
+        start = getattr(self.scene, "start", None)
+        return getattr(start, "build", None)
+
+    @property
+    def building(self) -> bool:
+        """A set-up is being built: its cells are not all filled and no line was cleared yet (a clear means the
+        finish, PC or T-spin, is under way)."""
+        target = self.target
+        game = self.scene.game
+        return target is not None and game.stats.lines == 0 and not target.built(game)
+
+    @property
     def pc_on(self) -> bool:
+        if self.building:
+            return False
+        target = self.target
+        if target is not None and "PC" in target.finishes:
+            return True
         return self.scene.mode.key == "pc" or bool(self.ai.pc_hints_enabled)
 
     @property
     def wants_suggestions(self) -> bool:
-        return (self.hints_on or self.autoplay) and not self.pc_leads
+        return (self.hints_on or self.autoplay) and not self.pc_leads and not self.building
 
     @property
     def show_hint(self) -> bool:
@@ -263,7 +299,21 @@ class Coach:
 
     @property
     def practice(self) -> bool:
-        return self.scene.mode.key == "pc"
+        """The PC is what this run practises (PC practice, or a set-up that finishes with a PC)."""
+        target = self.target
+        return self.scene.mode.key == "pc" or (target is not None and "PC" in target.finishes)
+
+    def build_panel(self) -> PcPanel:
+        """What the panel says about the set-up being built (the same values the window draws)."""
+        panel = build_panel(self.builds.for_position(position_key(self.scene.game)))
+        if self.pc_lost:
+            panel = replace(panel, status="lost", headline="set-up no longer possible", advice="",
+                            first_move=None, overlay=())
+        return panel
+
+    def advice_panel(self) -> PcPanel:
+        """The panel of whichever coach leads: the set-up builder while building, else the PC coach."""
+        return self.build_panel() if self.building else self.pc_panel()
 
     def pc_panel(self) -> PcPanel:
         """What the panel says about the PC for the position in play (drawn by ui.coach_view, read by tests)."""
@@ -286,6 +336,8 @@ class Coach:
 
     def advice_move(self) -> Move | None:
         """The placement the coach advises for the piece in play (what autoplay plays), or None."""
+        if self.building:
+            return self.build_panel().first_move
         if self.pc_leads:
             return self.pc_panel().first_move
         return self.hint if self.show_hint else None
@@ -303,6 +355,7 @@ class Coach:
             return
         self.hints.drop_pending(client)
         self.pcs.drop_pending(client)
+        self.builds.drop_pending(client)
 
     # --- per tick ---------------------------------------------------------------------------------------
     def poll(self) -> None:
@@ -320,6 +373,10 @@ class Coach:
         if key is None:
             return
         clock = self.scene.clock
+        target = self.target
+        if target is not None and self.building and not self.builds.settled(key):
+            generation = self.scene.app.worker().build(snapshot_of(game), must=target.must, may=target.may)
+            self.builds.ask(key, generation, clock)
         if self.wants_suggestions and not self.hints.settled(key) and self.hints.key != key:
             ai = self.ai
             generation = self.scene.app.worker().suggest(
@@ -360,6 +417,13 @@ class Coach:
             self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)
             self.pcs.keep(answer, key)
             self.failure = None
+        elif isinstance(answer, BuildAnswer):
+            if not self.builds.accepts(answer, key) or key is None:
+                return
+            if self.building:
+                self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)  # type: ignore[arg-type]
+            self.builds.keep(answer, key)
+            self.failure = None
 
     # --- game events ------------------------------------------------------------------------------------
     def after_tick(self, events: list[Event]) -> None:
@@ -371,6 +435,9 @@ class Coach:
                 self.executor = None
             elif isinstance(event, Locked) and event.result.perfect_clear:
                 self.progress = PcProgress()  # a new PC starts: nothing judged about the last one carries over
+            elif isinstance(event, Locked) and self.target is not None and self.target.built(self.scene.game) \
+                    and self.scene.game.stats.lines == 0:
+                self.progress = PcProgress()  # the set-up is built: the finish is judged on its own
 
     def _after_hold(self) -> None:
         game = self.scene.game

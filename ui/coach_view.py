@@ -167,9 +167,9 @@ def draw_overlay(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool
 def draw_pc(surface: pygame.Surface, scene, lay) -> None:
     """The PC advice under the falling piece: the solution's pieces, or the best next placement."""
     coach = scene.coach
-    if not coach.pc_on:
+    if not (coach.pc_on or coach.building):
         return
-    panel = coach.pc_panel()
+    panel = coach.advice_panel()
     if panel.overlay:
         draw_overlay_pieces(surface, lay, panel.overlay)
     elif panel.first_move is not None:
@@ -182,8 +182,8 @@ def draw_pc(surface: pygame.Surface, scene, lay) -> None:
 
 def draw_pc_numbers(surface: pygame.Surface, scene, lay) -> None:
     coach = scene.coach
-    if coach.pc_on:
-        panel = coach.pc_panel()
+    if coach.pc_on or coach.building:
+        panel = coach.advice_panel()
         if panel.overlay:
             draw_overlay_numbers(surface, lay, panel.overlay)
             first = panel.first_move
@@ -250,8 +250,14 @@ def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
     y += line
     if coach.show_hint and coach.hint is not None and ai.show_key_sequence:
         y = _draw_keys(surface, coach.hint, x, y + c // 4, lay.coach.right - c // 2, fs)
-    if coach.pc_on:
+    if coach.building:
+        y = _draw_build_panel(surface, scene, x, y + c // 2, lay, fs)
+    elif coach.pc_on:
         y = _draw_pc_panel(surface, scene, x, y + c // 2, lay, fs)
+    elif coach.target is not None:  # a set-up built for a T-spin finish: the engine's hint shows the way
+        R.blit_text(surface, f"Set-up built: finish with a {coach.target.finishes[0] if coach.target.finishes else 'T-spin'}",
+                    (x, y + c // 2), fs, R.GOOD)
+        y += c // 2 + int(fs * 1.3)
     return y
 
 
@@ -293,6 +299,37 @@ def _draw_keys(surface: pygame.Surface, move, x: int, y: int, right: int, fs: in
         surface.blit(img, img.get_rect(center=box.center))
         cx += w + 4
     return y + height + 6
+
+
+def _draw_build_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int) -> int:
+    """The set-up being built: its name, the advice for the next piece, its keys and the build chance."""
+    coach = scene.coach
+    c = lay.c
+    right = lay.coach.right - c // 2
+    R.blit_text(surface, f"Set-up: {coach.target.name}", (x, y), int(fs * 1.1), R.TEXT)
+    y += int(fs * 1.4)
+    panel = coach.build_panel()
+    tone = R.BAD if panel.status in ("impossible", "lost") else R.DIM
+    for part in R.wrap(panel.headline, fs, right - x):
+        R.blit_text(surface, part, (x, y), fs, tone)
+        y += int(fs * 1.2)
+    for part in R.wrap(panel.advice, fs, right - x) if panel.advice else []:
+        R.blit_text(surface, part, (x, y), fs, R.TEXT)
+        y += int(fs * 1.2)
+    if panel.first_move is not None and scene.app.settings.ai.show_key_sequence:
+        y = _draw_keys(surface, panel.first_move, x, y + c // 8, right, fs)
+    if panel.chance_text:
+        chance = panel.chance
+        colour = R.DIM if chance is None else R.GOOD if chance >= 0.5 else R.ACCENT if chance > 0 else R.BAD
+        R.blit_text(surface, panel.chance_text, (x, y), int(fs * 1.05), colour)
+        y += int(fs * 1.3)
+    if coach.pc_lost and scene.mode.allow_undo:
+        small = max(10, int(fs * 0.8))
+        for part in R.wrap(f"Backspace/{_key(scene.app.keymap, 'undo')}: rewind to before the mistake", small,
+                           right - x):
+            R.blit_text(surface, part, (x, y), small, R.ACCENT)
+            y += int(fs * 0.9)
+    return y
 
 
 def _draw_pc_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int) -> int:

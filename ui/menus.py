@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pygame
 
 from ui import render as R
-from ui.modes import MODES, PC_PRACTICE, Mode, describe_rules
+from ui.modes import MODES, PC_PRACTICE, SETUP_PRACTICE, Mode, describe_rules
 from ui.scene import Scene
 from ui.store import GameRecord, SaveOutcome, StoreUnavailable, has_best
 
@@ -161,6 +161,11 @@ class TitleScene(Scene):
             from ui.pc_menu import PCPracticeScene
 
             self.app.scenes.push(PCPracticeScene(self.app))
+            return
+        if mode is SETUP_PRACTICE:
+            from ui.setup_menu import SetupMenuScene
+
+            self.app.scenes.push(SetupMenuScene(self.app))
             return
         from ui.play import PlayScene
 

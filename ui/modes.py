@@ -30,7 +30,10 @@ MARATHON = Mode("marathon", "Marathon", "150 lines; gravity speeds up every 10 l
                 gravity="level", shows_level=True)
 PC_PRACTICE = Mode("pc", "PC Practice", "Perfect clears from an empty board, a setup or a pasted fumen; undo, "
                    "redo, R for a new queue, Shift+R for the same one again.", allow_undo=True, gravity="none")
-MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE)
+SETUP_PRACTICE = Mode("setup", "Set-up Practice", "Build a set-up or opener from the library with the coach's "
+                      "guidance, then finish it with its PC or T-spin; undo, redo, R for a new bag.",
+                      allow_undo=True, gravity="none")
+MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE, SETUP_PRACTICE)
 MODES_BY_KEY = {mode.key: mode for mode in MODES}
 
 

@@ -16,7 +16,7 @@ from game.events import Held, Locked, Moved, Rotated, ToppedOut, Undone
 from game.handling import Button
 from game.pieces import Piece
 from game.randomizer import State
-from ui.coach import Coach
+from ui.coach import BuildTarget, Coach
 from ui.modes import Mode, describe_rules, game_config, rules_summary
 from ui.scene import Scene
 from ui.store import GameRecord
@@ -38,6 +38,7 @@ class StartPosition:
     randomizer_state: State | None = None
     label: str = ""
     setup: str = ""  # PC practice: the key its statistics are kept under ("" = not tracked)
+    build: BuildTarget | None = None  # set-up practice: the shape the coach guides the player to build
     # The same start with the pieces a new seed deals (PC practice: "new queue"); None: only the seed changes.
     reseed: Callable[[int], StartPosition] | None = field(default=None, compare=False, repr=False)
 

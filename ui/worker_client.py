@@ -19,6 +19,8 @@ from typing import Any, Self
 
 from ai.protocol import (
     Answer,
+    BuildAnswer,
+    BuildRequest,
     Generations,
     PcAnswer,
     PcRequest,
@@ -32,11 +34,11 @@ from ai.protocol import (
 )
 from ai.worker import serve, start_process, stop_process
 
-KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc", ReviewRequest: "review"}
+KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc", ReviewRequest: "review", BuildRequest: "build"}
 # After a partial answer the worker may think for this long before its next word (the PC chance search gives
 # up after ai.pc_service.CHANCE_LIMIT_MS).
 STREAMING_PATIENCE_S = 30.0
-ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc", ReviewAnswer: "review"}
+ANSWER_KIND = {Suggestion: "suggest", PcAnswer: "pc", ReviewAnswer: "review", BuildAnswer: "build"}
 
 
 def _unsendable(request: Request) -> str | None:
@@ -190,6 +192,12 @@ class WorkerClient:
     def solve_pc(self, snapshot, **options: Any) -> int:
         generation = self._generations.next("pc")
         self._send(PcRequest(generation, snapshot, **options))
+        return generation
+
+    def build(self, snapshot, **options: Any) -> int:
+        """Ask how to build a set-up's shape from this position (a BuildAnswer comes back)."""
+        generation = self._generations.next("build")
+        self._send(BuildRequest(generation, snapshot, **options))
         return generation
 
     def review(self, replay: str, **options: Any) -> int:

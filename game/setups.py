@@ -1,0 +1,133 @@
+"""The set-up and opener library as plain data (assets/setups/*.toml): what the menu lists and what a guided
+practice builds. Pure: no search here (the finder is ai.pc.setup; the figures are written by
+scripts/regenerate_setups.py).
+
+A shape is three bitboards of the board (bit y*10+x): `base` blocks there before the build, `must` cells the
+build fills, `may` cells it may fill. Mirroring maps x -> 9 - x and swaps S<->Z and J<->L.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from game.board import WIDTH, Bitboard
+from game.fumen import decode
+from game.pieces import Piece
+
+LIBRARY_DIR = Path(__file__).resolve().parents[1] / "assets" / "setups"
+MAX_ROWS = 12
+_SWAP = {"J": "L", "L": "J", "S": "Z", "Z": "S"}
+_MIRROR_PIECE = {Piece.S: Piece.Z, Piece.Z: Piece.S, Piece.J: Piece.L, Piece.L: Piece.J}
+
+
+def mirror_bits(bits: Bitboard) -> Bitboard:
+    out = 0
+    for index in range(bits.bit_length()):
+        if bits >> index & 1:
+            y, x = divmod(index, WIDTH)
+            out |= 1 << (y * WIDTH + WIDTH - 1 - x)
+    return out
+
+
+def mirror_piece(piece: Piece) -> Piece:
+    return _MIRROR_PIECE.get(piece, piece)
+
+
+@dataclass(frozen=True)
+class SetupCells:
+    base: Bitboard
+    must: Bitboard
+    may: Bitboard
+
+    @property
+    def height(self) -> int:
+        cells = self.base | self.must | self.may
+        return (cells.bit_length() + WIDTH - 1) // WIDTH
+
+    def mirrored(self) -> SetupCells:
+        return SetupCells(mirror_bits(self.base), mirror_bits(self.must), mirror_bits(self.may))
+
+
+@dataclass(frozen=True)
+class SetupEntry:
+    """One library entry (see assets/setups/README.md for the fields)."""
+
+    key: str
+    name: str
+    family: str  # "pc" or "opener"
+    pc: int | None
+    opener: str
+    fumen: str
+    mirror: bool
+    bags: str
+    hold: bool
+    finishes: tuple[str, ...]
+    pc_pattern: str
+    pc_lines: int
+    notes: str
+    margin: str = ""
+    source: str = ""
+    figures: dict = field(default_factory=dict, compare=False)
+
+    def cells(self, *, mirror: bool = False) -> SetupCells:
+        """The shape: grey fumen cells are `base`, coloured ones `must`, margin `+` cells `may`."""
+        page = decode(self.fumen, max_pages=1)[0]
+        assert page.field is not None  # the first page always has its field
+        base = must = 0
+        for y in range(MAX_ROWS):
+            for x in range(WIDTH):
+                cell = page.field.at(x, y)
+                if cell == "X":
+                    base |= 1 << (y * WIDTH + x)
+                elif cell != "_":
+                    must |= 1 << (y * WIDTH + x)
+        may = 0
+        rows = [r for r in self.margin.replace("/", "\n").splitlines() if r.strip()]
+        for index, row in enumerate(rows):
+            y = len(rows) - 1 - index
+            for x, char in enumerate(row.strip()):
+                if char == "+":
+                    may |= 1 << (y * WIDTH + x)
+        shape = SetupCells(base, must & ~may, may)
+        return shape.mirrored() if mirror else shape
+
+    def colours(self, *, mirror: bool = False) -> list[str]:
+        """The reference build as text rows, top first (fumen letters `_ILOZTJSX`), for mini boards."""
+        page = decode(self.fumen, max_pages=1)[0]
+        assert page.field is not None
+        rows = []
+        for y in range(self.cells().height - 1, -1, -1):
+            row = [_SWAP.get(c, c) if mirror else c for c in page.field.row_text(y)]
+            rows.append("".join(reversed(row)) if mirror else "".join(row))
+        return rows
+
+    def title(self) -> str:
+        what = f"{_ordinal(self.pc)} PC" if self.family == "pc" and self.pc else "opener"
+        return f"{self.name} ({what})"
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def read_library(directory: Path | None = None) -> list[SetupEntry]:
+    """Every entry of every *.toml file, in file then entry order. ValueError (one line) for a bad file."""
+    folder = directory or LIBRARY_DIR
+    entries: list[SetupEntry] = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            for raw in data.get("setup", []):
+                entries.append(SetupEntry(
+                    key=str(raw["key"]), name=str(raw["name"]), family=str(raw["family"]),
+                    pc=int(raw["pc"]) if raw.get("pc") is not None else None, opener=str(raw.get("opener", "")),
+                    fumen=str(raw["fumen"]), mirror=bool(raw.get("mirror", True)), bags=str(raw["bags"]),
+                    hold=bool(raw.get("hold", True)), finishes=tuple(str(f) for f in raw.get("finishes", ())),
+                    pc_pattern=str(raw.get("pc_pattern", "")), pc_lines=int(raw.get("pc_lines", 4)),
+                    notes=str(raw.get("notes", "")), margin=str(raw.get("margin", "")),
+                    source=str(raw.get("source", "")), figures=dict(raw.get("figures", {}))))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path.name}: {error}") from None
+    return entries
