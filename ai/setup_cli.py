@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             raise SetupInputError(f"pattern {args.pattern!r} stands for {size:,} queues, more than --max-queues "
                                   f"{args.max_queues:,}")
         sequences = pattern.sequences()
-        options = dict(hold=held, use_hold=use_hold, rules=rules, drop=args.drop)
+        options = {"hold": held, "use_hold": use_hold, "rules": rules, "drop": args.drop}
         if args.cover:
             if args.field is not None or args.field_file is not None:
                 raise SetupInputError("--cover takes its shapes as arguments; leave out --field/--field-file")

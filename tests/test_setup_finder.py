@@ -12,7 +12,15 @@ import pytest
 from ai.pc.field import from_rows
 from ai.pc.pattern import parse_pattern
 from ai.pc.setup import (
-    Shape, ShapeError, build_chance, build_ways, can_build, cover, finder, rules_for, tspin_slots,
+    Shape,
+    ShapeError,
+    build_chance,
+    build_ways,
+    can_build,
+    cover,
+    finder,
+    rules_for,
+    tspin_slots,
 )
 from game.board import WIDTH
 from game.movegen import find_moves
@@ -297,7 +305,7 @@ class TestCommand:
         assert len(cells) == 2 and all(p["piece"] == "O" for p in queue["ways"][0]["placements"])
 
     def test_fumen_field(self):
-        code, out, err = run_cli(["setup", "--field", TestWays.PCO, "--pattern", "*p7"])
+        code, out, _err = run_cli(["setup", "--field", TestWays.PCO, "--pattern", "*p7"])
         assert code == 0 and "build chance:" in out
 
     def test_cover(self, tmp_path):
@@ -328,5 +336,5 @@ class TestCommand:
         assert out == ""
 
     def test_bad_shape_text_on_stdin(self):
-        code, out, err = run_cli(["setup", "--field-file", "-", "--pattern", "*p3"], stdin="**?*______\n")
+        code, _out, err = run_cli(["setup", "--field-file", "-", "--pattern", "*p3"], stdin="**?*______\n")
         assert code == 2 and "unknown cell" in err and err.count("\n") == 1

@@ -313,8 +313,7 @@ class Finder:
         self.h = shape.height
         self.keep = shape.pieces_max + (1 if use_hold else 0)
         self.max_counts = None if max_counts is None else {int(p): n for p, n in max_counts.items()}
-        self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = [
-            a for a in _arrangements(shape) if self._affordable(a)]
+        self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = _arrangements(shape, self.max_counts)
         self.orders: dict[str, list[int]] = {}  # piece letters in build order -> arrangements giving it
         self.prefixes: set[str] = {""}
         self._shadow: dict[Bitboard, Bitboard] = {}
@@ -327,14 +326,6 @@ class Finder:
             for k in range(len(order)):
                 self.prefixes.add(order[:k])
         self._verdict: dict[tuple[str, int | None], bool] = {}
-
-    def _affordable(self, arrangement: tuple) -> bool:
-        if self.max_counts is None:
-            return True
-        counts: dict[int, int] = {}
-        for piece, _, _ in arrangement:
-            counts[piece] = counts.get(piece, 0) + 1
-        return all(n <= self.max_counts.get(piece, 0) for piece, n in counts.items())
 
     def covers(self, queue: Iterable[Piece], hold: Piece | None = None) -> bool:
         """Whether `max_counts` allows this queue (a Finder only answers for queues within its limits)."""
@@ -510,13 +501,16 @@ for _piece, _poses in _POSE.items():
             _m ^= _low
 
 
-def _arrangements(shape: Shape) -> list[tuple[tuple[int, Bitboard, int], ...]]:
+def _arrangements(shape: Shape, max_counts: dict[int, int] | None = None
+                  ) -> list[tuple[tuple[int, Bitboard, int], ...]]:
     """Every set of placements (piece, cells, 0) covering the `*` cells within `*`/`+` cells, each piece on at
-    least one `*` cell, at most pieces_max pieces, and no full row in the result (see Finder)."""
+    least one `*` cell, at most pieces_max pieces, at most max_counts[piece] of each piece (None: no limit), and
+    no full row in the result (see Finder)."""
     must, allowed, base = shape.must, shape.allowed, shape.base
     out: list[tuple[tuple[int, Bitboard, int], ...]] = []
     chosen: list[tuple[int, Bitboard, int]] = []
     rows = range(shape.height)
+    left = dict(max_counts) if max_counts is not None else {int(p): shape.pieces_max for p in Piece}
 
     def walk(filled: Bitboard) -> None:
         missing = must & ~filled
@@ -530,10 +524,12 @@ def _arrangements(shape: Shape) -> list[tuple[tuple[int, Bitboard, int], ...]]:
         cell = (missing & -missing).bit_length() - 1
         free = allowed & ~filled
         for piece, mask in _COVERING.get(cell, ()):
-            if mask & free == mask:
+            if mask & free == mask and left.get(piece, 0) > 0:
+                left[piece] -= 1
                 chosen.append((piece, mask, 0))
                 walk(filled | mask)
                 chosen.pop()
+                left[piece] += 1
 
     walk(0)
     return out
@@ -588,7 +584,23 @@ def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, d
     if queues is not None:
         keep = shape.pieces_max + (1 if use_hold else 0)
         counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, keep)
-    return Finder(shape, rules, soft, use_hold, counts)
+    key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())))
+    found = _FINDERS.get(key)
+    if found is None:
+        if len(_FINDERS) >= 256:  # finders hold their answers; keep the most recent few hundred
+            _FINDERS.pop(next(iter(_FINDERS)))
+        found = _FINDERS[key] = Finder(shape, rules, soft, use_hold, counts)
+    else:
+        _FINDERS[key] = _FINDERS.pop(key)  # most recently used last
+    return found
+
+
+_FINDERS: dict[tuple, Finder] = {}
+
+
+def clear_finders() -> None:
+    """Forget the finders kept between calls (benchmarks measure cold runs with this)."""
+    _FINDERS.clear()
 
 
 def build_ways(shape: Shape, queue: Iterable[Piece], *, hold: Piece | None = None, use_hold: bool = True,

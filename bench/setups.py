@@ -1,0 +1,120 @@
+"""Benchmark the set-up finder and verify the whole set-up library.
+
+    python bench/setups.py                 # speed, then every library figure recomputed and compared
+    python bench/setups.py --speed-only    # just the speed groups
+    python bench/setups.py --repeat 5
+
+Speed (process CPU time; the machine is shared, so compare numbers within one run):
+  setup     build chance over `*p7` for 4-line shapes (what `python main.py setup --pattern '*p7'` does),
+            cold: the move generator's caches cleared before each shape. Target: <= 2 s each.
+  overlay   what guided practice needs for a new bag: `cover` of one 7-piece queue over every library entry
+            and its mirror, then the placements for the best entry; the first bag with cold caches (the finders
+            are built), then new bags (finders kept). Target: <= 200 ms per new bag.
+Verification: scripts/regenerate_setups.py --check over every entry (prints the entries that differ).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SHAPES = ("pco_with_I", "pco_i_saved", "grace", "tki", "albatross", "hachispin")
+
+
+def clear_caches() -> None:
+    from ai.pc import movegen
+    from ai.pc.setup import clear_finders
+
+    movegen.for_rules.cache_clear()
+    clear_finders()
+
+
+def bench_setup(repeat: int) -> bool:
+    from ai.pc.pattern import parse_pattern
+    from ai.pc.setup import build_chance, load_library
+
+    entries = {e.key: e for e in load_library()}
+    queues = parse_pattern("*p7").sequences()
+    ok = True
+    print("setup: build chance over *p7 (5,040 queues), cold caches, CPU seconds")
+    for key in SHAPES:
+        shape = entries[key].shape()
+        times = []
+        for _ in range(repeat):
+            clear_caches()
+            started = time.process_time()
+            result = build_chance(shape, queues)
+            times.append(time.process_time() - started)
+        worst = max(times)
+        ok &= worst <= 2.0
+        print(f"  {key:12s} rows {shape.height}  {result.success:5d}/{result.total}  "
+              f"median {statistics.median(times):.3f} s  max {worst:.3f} s  {'ok' if worst <= 2.0 else 'SLOW'}")
+    return ok
+
+
+def bench_overlay(repeat: int) -> bool:
+    import random
+
+    from ai.pc.setup import cover, finder, library_shapes, load_library
+    from game.pieces import ALL_PIECES
+
+    shapes = {name: shape for name, shape in library_shapes(load_library()).items() if not shape.base}
+    rng = random.Random(15)
+
+    def one_bag() -> float:
+        bag = list(ALL_PIECES)
+        rng.shuffle(bag)
+        started = time.process_time()
+        result = cover([bag], shapes)
+        (_, names), = result.per_queue
+        if names:
+            finder(shapes[names[0]], queues=[bag]).ways(bag, None, 1)
+        return time.process_time() - started
+
+    cold, warm = [], []
+    for _ in range(repeat):
+        clear_caches()
+        cold.append(one_bag())
+        warm.extend(one_bag() for _ in range(10))
+    worst = max(warm)
+    print(f"overlay: cover of one bag over {len(shapes)} shapes (library + mirrors, empty-field entries) + one way:")
+    print(f"  first bag, cold caches: median {statistics.median(cold) * 1000:.0f} ms, max {max(cold) * 1000:.0f} ms")
+    print(f"  each new bag after it:  median {statistics.median(warm) * 1000:.1f} ms, max {worst * 1000:.1f} ms "
+          f"({'ok' if worst <= 0.2 else 'over the 200 ms target'})")
+    return worst <= 0.2
+
+
+def verify_library() -> bool:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("regenerate_setups", ROOT / "scripts" / "regenerate_setups.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    started = time.process_time()
+    status = script.main(["--check"])
+    print(f"library: every figure recomputed in {time.process_time() - started:.0f} s CPU "
+          f"({'all match' if status == 0 else 'DIFFERENCES above'})")
+    return status == 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--speed-only", action="store_true")
+    args = parser.parse_args(argv)
+    ok = bench_setup(args.repeat)
+    ok &= bench_overlay(args.repeat)
+    if not args.speed_only:
+        ok &= verify_library()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
