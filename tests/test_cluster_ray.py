@@ -28,15 +28,26 @@ def stackcoach(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
+def _free_ports(count: int) -> list[int]:
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
 @pytest.fixture(scope="module")
 def head() -> str:
     """A one-node Ray cluster with 2 CPUs (`ray start --head --block` in its own process group); its address."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port, dashboard, agent = _free_ports(3)  # fixed defaults would clash with a test run beside this one
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     process = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head", "--block",
                                 f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
+                                f"--dashboard-port={dashboard}",
+                                f"--dashboard-agent-listen-port={agent}",
                                 "--disable-usage-stats", "--node-ip-address=127.0.0.1"],
                                env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
