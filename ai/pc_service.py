@@ -134,6 +134,9 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     def elapsed() -> float:
         return (time.perf_counter() - started) * 1000
 
+    # At once: the worker is on it. A fresh worker may first load the compiled kernels, and this partial answer
+    # buys it the client's streaming patience instead of the short answer deadline.
+    send(PcAnswer(request.generation, solvable=False, final=False, working=True))
     snapshot = request.snapshot
     board = snapshot.board
     soft_drop = request.drop != "harddrop"

@@ -117,6 +117,7 @@ class PcAnswer:
     note: str = ""
     estimate: bool = False  # the chance was sampled (too many futures to list), not exact
     lines: int = 0  # height of the PC the answer is about
+    working: bool = False  # says only that the worker is on it (sent first: it may have kernels to load)
 
     @property
     def impossible(self) -> bool:
@@ -213,7 +214,7 @@ def move_advice(move: Move) -> str:
 
 def pc_panel(answer: PcAnswer | None) -> PcPanel:
     """What the panel says about an answer for the position in play (None: no answer yet)."""
-    if answer is None:
+    if answer is None or answer.working:
         return PcPanel("solving", "solving…", "", None, "PC chance: computing…", None, ())
     if answer.chance is None:
         chance_text = "PC chance: computing…" if not answer.final else "PC chance: not computed (too long)"
@@ -287,8 +288,9 @@ class BuildAnswer:
     complete: bool = False
     final: bool = True
     note: str = ""
-    chance: float | None = None  # not used: a build is about the known pieces only
+    chance: float | None = None  # share of the continuations still buildable after the advised placement
     estimate: bool = False
+    working: bool = False  # says only that the worker is on it
 
     @property
     def possible(self) -> bool:
@@ -302,7 +304,7 @@ class BuildAnswer:
 def build_panel(answer: BuildAnswer | None) -> PcPanel:
     """What the panel says while a set-up is being built (the same values as the PC panel; `chance` is the
     share of the continuations the randomizer allows that can still build it after the advised placement)."""
-    if answer is None:
+    if answer is None or answer.working:
         return PcPanel("solving", "working out the build…", "", None, "Build chance: computing…", None, ())
     chance_text = f"Build chance {answer.chance * 100:.0f}%" if answer.chance is not None else ""
     if answer.complete:

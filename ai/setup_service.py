@@ -98,6 +98,7 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
 
 
 def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    send(BuildAnswer(request.generation, buildable=False, final=False, working=True))  # on it (see pc_service)
     snapshot = request.snapshot
     soft_drop = request.drop != "harddrop"
     try:

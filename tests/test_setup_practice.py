@@ -104,7 +104,7 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
     for _ in range(10):
         if target.built(game):
             break
-        assert _run_until(app, lambda: coach.builds.for_position(coach_key(scene)) is not None)
+        assert _run_until(app, lambda: coach.build_panel().status != "solving")
         panel = coach.build_panel()
         app.draw(app.screen)  # the panel draws without raising
         assert panel.status == "possible", panel
@@ -119,7 +119,7 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
         if move.hold:
             keys.pending = [Button.HOLD]
             assert _run_until(app, lambda: keys.idle and game.hold_used)
-            assert _run_until(app, lambda: coach.builds.for_position(coach_key(scene)) is not None)
+            assert _run_until(app, lambda: coach.build_panel().status != "solving")
             move = coach.build_panel().first_move
             assert move is not None and not move.hold and move.piece == game.active.piece
             panel = coach.build_panel()
