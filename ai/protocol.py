@@ -146,10 +146,6 @@ Request = SuggestRequest | PcRequest | Ping | Shutdown  # (and ReviewRequest, Bu
 Answer = Suggestion | PcAnswer | Pong | WorkerFailure  # (and ReviewAnswer, BuildAnswer below)
 
 
-def generation_of(message: Request | Answer) -> int:
-    return message.generation
-
-
 @dataclass
 class Generations:
     """Hands out increasing ids and tells whether an answer is still current, per request kind."""

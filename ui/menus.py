@@ -689,11 +689,3 @@ class StatsScene(Scene):
                 draw_series(surface, view, series, px, py, 250, (690 - top - 40) // 3 - 10, runs)
         footer = self.notice or "Up/Down choose a run   Enter review it   Left/Right mode   Esc back"
         R.blit_text(surface, footer, view.pt(80, 700), size, R.BAD if self.notice else R.DIM, "bottomleft")
-
-
-def __getattr__(name: str):
-    if name == "PCPracticeScene":  # moved to ui.pc_menu; still importable from here
-        from ui.pc_menu import PCPracticeScene
-
-        return PCPracticeScene
-    raise AttributeError(f"module 'ui.menus' has no attribute {name!r}")
