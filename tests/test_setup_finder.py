@@ -76,6 +76,9 @@ SMALL_SHAPES = {  # name -> (shape, the queues compared)
     "step": ("__*_______\n_***______\nX****_____", "*p3"),
     "T slot": ("XX________\nX***XXXXX_\nXX*XXXXXX_", "*p2"),  # the T's cells: only a spin gets there
     "two rows right": ("_______***\n_____*****", "[IJLOSZ],[IJLOSZ],[IJLOSZ]"),
+    # an O may go wholly on the margin (it uses up a piece of the queue)
+    "margin piece": ("++________\n++****____", "[OIJ],[OIJ],[OIJ]"),
+    "margin beside a step": ("+++_______\n++**______\n+****_____", "[OIJLSZ],[OIJLSZ]"),
 }
 
 
@@ -101,6 +104,11 @@ class TestAgainstBruteForce:
             for held in (Piece.O, Piece.I, Piece.L):
                 got = can_build(shape, seq, hold=held)
                 assert got == brute_buildable(shape, seq, held, True, "softdrop")
+
+    def test_a_piece_wholly_on_the_margin(self):
+        shape = Shape.from_text("++________\n++****____")
+        assert can_build(shape, [Piece.O, Piece.I], use_hold=False)  # the O goes on the margin first
+        assert not can_build(Shape.from_text("__________\n__****____"), [Piece.O, Piece.I], use_hold=False)
 
     def test_soft_drop_matters_for_the_tuck(self):
         shape = Shape.from_text(SMALL_SHAPES["tuck under an overhang"][0])

@@ -293,8 +293,7 @@ class Finder:
     """Searches one shape under one set of rules (solution-finder's approach).
 
     1. Arrangements: every set of piece placements (any kinds) that covers all `*` cells, stays inside `*`/`+`
-       cells and leaves no row full; each piece covers at least one `*` cell. Found once each by always covering
-       the lowest `*` cell not yet covered.
+       cells and leaves no row full (pieces covering `*` cells, plus optional pieces wholly on `+` cells).
     2. Orders: for each arrangement, every order of its placements in which each piece can be placed when its
        turn comes (resting on the field as it is then and reachable under the rules), kept as piece-letter
        strings (`orders`), with the arrangements that give each one.
@@ -503,21 +502,40 @@ for _piece, _poses in _POSE.items():
 
 def _arrangements(shape: Shape, max_counts: dict[int, int] | None = None
                   ) -> list[tuple[tuple[int, Bitboard, int], ...]]:
-    """Every set of placements (piece, cells, 0) covering the `*` cells within `*`/`+` cells, each piece on at
-    least one `*` cell, at most pieces_max pieces, at most max_counts[piece] of each piece (None: no limit), and
-    no full row in the result (see Finder)."""
-    must, allowed, base = shape.must, shape.allowed, shape.base
+    """Every set of placements (piece, cells, 0) that covers the `*` cells and stays within `*`/`+` cells: the
+    pieces covering `*` cells, found once each by always covering the lowest `*` cell not yet covered, plus any
+    set of pieces lying wholly on `+` cells (a margin piece can hold others up or use up a piece of the queue).
+    At most pieces_max pieces, at most max_counts[piece] of each piece (None: no limit), no full row."""
+    must, allowed, base, may = shape.must, shape.allowed, shape.base, shape.may
     out: list[tuple[tuple[int, Bitboard, int], ...]] = []
     chosen: list[tuple[int, Bitboard, int]] = []
     rows = range(shape.height)
     left = dict(max_counts) if max_counts is not None else {int(p): shape.pieces_max for p in Piece}
+    margin_only = [(piece, mask) for piece, poses in _POSE.items() for mask in poses if mask & may == mask]
+
+    def no_full_row(filled: Bitboard) -> bool:
+        done = base | filled
+        return all((done >> (y * WIDTH)) & ROW != ROW for y in rows)
+
+    def add_margin(filled: Bitboard, start: int) -> None:
+        """Record the arrangement, then every way to add margin-only pieces (in list order: each set once)."""
+        if no_full_row(filled):
+            out.append(tuple(chosen))
+        if len(chosen) >= shape.pieces_max:
+            return
+        for index in range(start, len(margin_only)):
+            piece, mask = margin_only[index]
+            if not mask & filled and left.get(piece, 0) > 0:
+                left[piece] -= 1
+                chosen.append((piece, mask, 0))
+                add_margin(filled | mask, index + 1)
+                chosen.pop()
+                left[piece] += 1
 
     def walk(filled: Bitboard) -> None:
         missing = must & ~filled
         if not missing:
-            done = base | filled
-            if all((done >> (y * WIDTH)) & ROW != ROW for y in rows):
-                out.append(tuple(chosen))
+            add_margin(filled, 0)
             return
         if len(chosen) >= shape.pieces_max:
             return
