@@ -98,6 +98,23 @@ class TestFigures:
         entry = by_key[key]
         assert _script().compute_figures(entry) == entry.figures
 
+    @pytest.mark.parametrize("key", ["hachispin", "dt_cannon_2"])
+    def test_library_shapes_against_brute_force(self, by_key, key):
+        """A sample of queues: the finder's verdict equals direct enumeration with the reference movement search
+        and real hold (the brute force of tests/test_setup_finder.py)."""
+        import random
+
+        from test_setup_finder import brute_buildable
+
+        from ai.pc.pattern import parse_pattern
+        from ai.pc.setup import finder
+
+        shape = by_key[key].shape()
+        queues = random.Random(key).sample(parse_pattern("*p7").sequences(), 8)
+        search = finder(shape, queues=queues)
+        verdicts = [search.buildable(q) for q in queues]
+        assert verdicts == [brute_buildable(shape, q, None, True, "softdrop") for q in queues]
+
     def test_script_check_mode(self, capsys):
         assert _script().main(["--check", "--only", "tki", "pco_i_saved"]) == 0
         assert "2/2 entries match" in capsys.readouterr().out
