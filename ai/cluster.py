@@ -29,13 +29,14 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Protocol
 
 BACKENDS = ("local", "ray")
 INSTALL_HINT = 'pip install -e ".[cluster]" (or pip install "ray>=2.9")'
 MAX_LOCAL_WORKERS = max(4, os.cpu_count() or 1)  # more processes than cores only slow each other down
 MAX_RAY_WORKERS = 10_000
+ACTOR_RESTARTS = 3  # a lost actor is restarted (elsewhere if its node is gone) and its unfinished calls retried
 IN_FLIGHT = 2  # batches queued per actor: the next one is there when the current one ends
 BATCHES_PER_WORKER = 4  # automatic batch size: about this many batches per worker and job
 PROBE_SECONDS = 5.0
@@ -207,6 +208,7 @@ class RayBackend:
             raise BackendError(f"--backend ray needs Ray, which is not installed: {INSTALL_HINT}") from None
         self._ray = ray
         self.actors: list[Any] = []
+        self.actor_pids: list[int] = []
         self.started_here = address is None
         self.address = address
         if address is not None:
@@ -229,10 +231,13 @@ class RayBackend:
             if self.workers > max(1, cluster_cpus):
                 raise BackendError(f"--workers {self.workers} is more than the {cluster_cpus} CPUs of the Ray cluster "
                                    "(one actor per CPU)")
-            actor_class = ray.remote(num_cpus=1)(GameActor)
+            # Tasks are pure functions of their arguments, so a call that a lost actor (a dead node) did not finish
+            # is simply played again on the actor Ray restarts.
+            options = {"num_cpus": 1, "max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
+            actor_class = ray.remote(**options)(GameActor)
             self.actors = [actor_class.remote() for _ in range(self.workers)]
             try:
-                ray.get([actor.ready.remote() for actor in self.actors])
+                self.actor_pids = ray.get([actor.ready.remote() for actor in self.actors])
             except ray.exceptions.RayError as error:
                 raise _ray_failure(error) from None
         except BaseException:
@@ -275,10 +280,8 @@ class RayBackend:
         run started stops with it."""
         ray = self._ray
         for actor in self.actors:
-            try:
+            with suppress(Exception):  # already gone: its node died, or the cluster is shutting down
                 ray.kill(actor)
-            except Exception:  # noqa: BLE001 - already gone (its node died, or the cluster is shutting down)
-                pass
         self.actors = []
         if ray.is_initialized():
             ray.shutdown()

@@ -109,7 +109,7 @@ def test_the_local_backend_never_imports_ray(tmp_path) -> None:
     code = ("import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
             f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
             " print(status, 'ray' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.split()[-2:] == ["0", "False"], result.stderr
 
 
@@ -162,7 +162,8 @@ def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
 
 def _processes() -> list[tuple[int, int, int, str, str]]:
     """(pid, ppid, pgid, state, command) of every process."""
-    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True,
+                             text=True).stdout
     rows = []
     for line in listing.splitlines():
         pid, ppid, pgid, stat, *command = line.split(None, 4)

@@ -24,7 +24,7 @@ TIMING = ("ms_median", "ms_p95", "pps")
 
 
 def stackcoach(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "main.py", *argv], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "main.py", *argv], check=False, cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -131,3 +131,33 @@ def test_ctrl_c_on_ray_stops_the_actors_and_the_instance_and_leaves_the_weights(
     assert "Traceback" not in err and "continue with --resume" in err
     state = json.loads(out.with_suffix(".ckpt.json").read_text())
     assert 1 <= state["generation"] < 100 and out.exists()
+
+
+LOSE_AN_ACTOR = """
+import json, os, signal, sys, threading
+from ai import cluster
+from ai.train import play_task
+
+tasks = [({"holes": -30.0 - i, "bumpiness": -5.0}, 7 + i, 400, 12, 0.0, None) for i in range(16)]
+expected = [play_task(task) for task in tasks]
+backend = cluster.RayBackend(2)
+try:
+    victim = backend.actor_pids[0]
+    done = []
+    def on_result(index, value):
+        done.append(index)
+        if len(done) == 2:  # the actor dies with work queued and in hand
+            os.kill(victim, signal.SIGKILL)
+    results = backend.map(play_task, tasks, on_result=on_result, batch=1)
+finally:
+    backend.close()
+print(json.dumps({"same": results == expected, "games": len(results), "killed_after": 2 if len(done) >= 2 else None}))
+"""
+
+
+def test_a_lost_actor_is_restarted_and_its_games_played_again() -> None:
+    result = subprocess.run([sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report == {"same": True, "games": 16, "killed_after": 2}
