@@ -115,3 +115,10 @@ def percent(board: Board | Bitboard, pattern: str | Pattern | list[tuple[Piece, 
     order = {seq: i for i, seq in enumerate(sequences)}
     failed.sort(key=order.__getitem__)
     return PercentResult(success, len(sequences), failed, (time.perf_counter() - started) * 1000, truncated)
+
+
+def warm_up() -> None:
+    """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements; numba compiles them on the first run
+    after an install and caches them) by solving a small problem, so the first real search does not pay it."""
+    solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
+          verify=False)

@@ -129,6 +129,32 @@ def _search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, re
     return 0
 
 
+@njit(cache=True, nogil=True)
+def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, table_a, table_b, values,
+                   fill):
+    """tiling.tileable's work from 8-bit piece counts (piece p in bits 8p..8p+7): parity, the counts capped
+    at the pieces needed (and 15) as the search packs them, then the search."""
+    filled = 0
+    v = bits
+    while v:
+        v &= v - 1
+        filled += 1
+    empty = 10 * h - filled
+    if empty % 4:
+        return 0
+    need = empty // 4
+    packed = 0
+    for piece in range(7):
+        count = (counts8 >> (8 * piece)) & 255
+        if count > need:
+            count = need
+        if count > 15:
+            count = 15
+        packed |= count << (4 * piece)
+    return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, table_a, table_b,
+                   values, fill)
+
+
 class Kernel:
     """Placement tables per h as arrays, and the compiled search's memo: an open-addressing hash table of
     MEMO_SLOTS states (started over when half full)."""
@@ -159,6 +185,11 @@ class Kernel:
                                        np.array(masks, np.int64), np.array(COLUMN[h] + (0,), np.int64),
                                        (1 << (10 * h)) - 1)
         return found
+
+    def run_counts(self, bits: int, h: int, counts8: int, budget: int) -> int:
+        tables = self._tables.get(h) or self.tables(h)
+        return _search_counts(bits, h, counts8, budget, *tables, self._table_a, self._table_b, self._values,
+                              self._fill)
 
     def run(self, bits: int, h: int, packed: int, need: int, budget: int) -> int:
         tables = self._tables.get(h) or self.tables(h)

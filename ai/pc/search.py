@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
-from ai.pc.tiling import tileable
+from ai.pc.tiling import tileable_counts8
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
 from game.rules import Rules, per_rules
@@ -165,12 +165,11 @@ class Searcher:
             self.dead.clear()
         dead = self.dead
         path: list[tuple[Piece, Child]] = []
-        # suffix_counts[i][p]: how many of piece p are in queue[i:]
-        suffix_counts = [(0,) * 7] * (n + 1)
+        # suffix8[i]: how many of each piece are in queue[i:], 8 bits per piece (piece p in bits 8p..8p+7); the
+        # window queue[i:j] is suffix8[i] - suffix8[j] (counts stay below 256: windows are at most 15 long)
+        suffix8 = [0] * (n + 1)
         for i in range(n - 1, -1, -1):
-            c = list(suffix_counts[i + 1])
-            c[queue[i]] += 1
-            suffix_counts[i] = tuple(c)
+            suffix8[i] = suffix8[i + 1] + (1 << (8 * queue[i]))
 
         def options(idx: int, held: Piece | None) -> list[tuple[Piece, int, Piece | None]]:
             if not use_hold:
@@ -189,14 +188,10 @@ class Searcher:
             # the pieces that can still be placed: the buffer and the next `needed` queue pieces (each placement
             # takes one queue piece into play or into the buffer); later ones come too late for this PC
             needed = (WIDTH * h - bits.bit_count()) // 4
-            end = min(n, idx + needed)
-            counts = suffix_counts[idx]
-            if end < n:
-                rest = suffix_counts[end]
-                counts = tuple(a - b for a, b in zip(counts, rest))
+            counts = suffix8[idx] - suffix8[min(n, idx + needed)]
             if held is not None:
-                counts = counts[:held] + (counts[held] + 1,) + counts[held + 1:]
-            if not tileable(bits, h, counts):
+                counts += 1 << (8 * held)
+            if not tileable_counts8(bits, h, counts):
                 dead.add(key)
                 return False
             stats.nodes += 1

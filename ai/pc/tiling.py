@@ -102,6 +102,24 @@ def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000
         return True
 
 
+def tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int = 3000) -> bool:
+    """tileable() with the counts packed 8 bits per piece (piece p in bits 8p..8p+7), as the search keeps them:
+    the whole test runs compiled when numba is there."""
+    kernel = _kernel()
+    if kernel is None or h > MAX_LINES:
+        return tileable(bits, h, tuple((counts8 >> (8 * p)) & 255 for p in range(7)), budget)
+    key = bits | h << 60 | counts8 << 64
+    known = _ANSWERS.get(key)
+    if known is None:
+        answer = kernel.run_counts(bits, h, counts8, budget)  # 2: budget spent, unknown
+        if answer == 2:
+            return True
+        if len(_ANSWERS) > 1_000_000:
+            _ANSWERS.clear()
+        known = _ANSWERS[key] = answer == 1
+    return known
+
+
 _KERNEL: list = []
 _ANSWERS: dict[int, bool] = {}  # the compiled search's definite answers to top-level questions
 
