@@ -91,7 +91,9 @@ class TestAgainstBruteForce:
         shape = Shape.from_text(text)
         sequences = parse_pattern(pattern).sequences()
         search = finder(shape, use_hold=use_hold, drop=drop, queues=sequences)
+        lazy = finder(shape, use_hold=use_hold, drop=drop, queues=sequences, lazy=True)
         agree = [(search.buildable(seq), brute_buildable(shape, seq, None, use_hold, drop)) for seq in sequences]
+        assert [lazy.buildable(seq) for seq in sequences] == [got for got, _ in agree]
         mismatches = [("".join(p.name for p in seq), got, want)
                       for seq, (got, want) in zip(sequences, agree) if got != want]
         assert not mismatches, mismatches[:5]
@@ -194,6 +196,22 @@ def _replays(shape: Shape, queue, way, use_hold=True, drop="softdrop") -> None:
                 held, current = current, held
         assert placement.piece == current
         r += 1
+
+
+class TestLazy:
+    def test_big_shape_is_searched_queue_by_queue(self):
+        """Eight pieces over two bags: the lazy walk (the default above LAZY_PIECES) agrees with the order sets."""
+        shape = Shape.from_text("********__\n********__\n********__\n********__")
+        assert shape.pieces_max == 8
+        queues = parse_pattern("IJLOSZTI,*p1").sequences()[:3] + parse_pattern("*p7,I").sequences()[:40:7]
+        lazy = finder(shape, queues=queues)
+        eager = finder(shape, queues=queues, lazy=False)
+        assert lazy.lazy and not eager.lazy
+        verdicts = [lazy.buildable(q) for q in queues]
+        assert verdicts == [eager.buildable(q) for q in queues] and any(verdicts)
+        for q in queues:
+            for way in lazy.ways(q, None, 2):
+                _replays(shape, q, way)
 
 
 class TestWays:

@@ -38,6 +38,7 @@ from game.pieces import Piece, Rotation
 from game.rules import Rules
 
 ROW = (1 << WIDTH) - 1
+LAZY_PIECES = 7  # shapes of more pieces are searched queue by queue (see Finder)
 MAX_HEIGHT = 12  # rows a shape may use (the move generator's bounded field)
 DROPS = ("softdrop", "harddrop", "180")
 
@@ -302,9 +303,11 @@ class Finder:
     """
 
     def __init__(self, shape: Shape, rules: Rules, soft_drop: bool, use_hold: bool,
-                 max_counts: dict[Piece, int] | None = None) -> None:
+                 max_counts: dict[Piece, int] | None = None, lazy: bool | None = None) -> None:
         """`max_counts`: at most this many of each piece can ever be placed (from the queues to be asked
-        about); arrangements needing more are skipped. None: no limit."""
+        about); arrangements needing more are skipped. None: no limit. `lazy`: skip step 2 and follow each
+        queue through the arrangements instead (the default above LAZY_PIECES pieces, where the orders of
+        one arrangement alone can number 8! and more)."""
         self.shape = shape
         self.gen: MoveGenerator = for_rules(rules, soft_drop)
         self.soft_drop = soft_drop
@@ -316,7 +319,8 @@ class Finder:
         self.orders: dict[str, list[int]] = {}  # piece letters in build order -> arrangements giving it
         self.prefixes: set[str] = {""}
         self._shadow: dict[Bitboard, Bitboard] = {}
-        for number, arrangement in enumerate(self.arrangements):
+        self.lazy = shape.pieces_max > LAZY_PIECES if lazy is None else lazy
+        for number, arrangement in enumerate([] if self.lazy else self.arrangements):
             for order in self._orders_of(arrangement):
                 found = self.orders.setdefault(order, [])
                 if len(found) < 8:
@@ -373,33 +377,58 @@ class Finder:
             return 1, letters[0]
         return 0, (hold.name if hold is not None else None)
 
-    def _playable_orders(self, letters: str, hold: Piece | None) -> list[str]:
-        """The orders in `orders` this queue can play (hold as the buffer model), in search order."""
-        idx, held = self._start(letters, hold)
-        found: list[str] = []
+    def _moves(self, letters: str, idx: int, held: str | None) -> list[tuple[str, int, str | None]]:
+        """(piece placed, next index, buffer piece after) for each choice the buffer model of hold allows."""
         n = len(letters)
-        orders, prefixes, use_hold = self.orders, self.prefixes, self.use_hold
+        if not self.use_hold:
+            return [(letters[idx], idx + 1, None)] if idx < n else []
+        if idx >= n:
+            return [(held, n, None)] if held is not None else []
+        nxt = letters[idx]
+        if held is None or held == nxt:
+            return [(nxt, idx + 1, held)]
+        return [(nxt, idx + 1, held), (held, idx + 1, nxt)]
+
+    def _playable(self, letters: str, hold: Piece | None) -> list[tuple[str, list[int]]]:
+        """The build orders this queue can play (hold as the buffer model), each with arrangements giving it."""
+        idx, held = self._start(letters, hold)
+        found: list[tuple[str, list[int]]] = []
+        if self.lazy:
+            live = {(number, 0): self.shape.base for number in range(len(self.arrangements))}
+            self._walk_lazy(letters, "", live, idx, held, found)
+            return found
+        orders, prefixes = self.orders, self.prefixes
 
         def walk(prefix: str, idx: int, held: str | None) -> None:
             if prefix in orders:
-                found.append(prefix)
+                found.append((prefix, orders[prefix]))
             if prefix not in prefixes:
                 return
-            if not use_hold:
-                if idx < n:
-                    walk(prefix + letters[idx], idx + 1, None)
-                return
-            if idx >= n:
-                if held is not None:
-                    walk(prefix + held, n, None)
-                return
-            nxt = letters[idx]
-            walk(prefix + nxt, idx + 1, held)
-            if held is not None and held != nxt:
-                walk(prefix + held, idx + 1, nxt)
+            for letter, nidx, nheld in self._moves(letters, idx, held):
+                walk(prefix + letter, nidx, nheld)
 
         walk("", idx, held)
         return found
+
+    def _walk_lazy(self, letters: str, prefix: str, live: dict, idx: int, held: str | None,
+                   found: list) -> None:
+        """Follow the queue through every arrangement at once: `live` maps (arrangement, placements made) to
+        the field; an arrangement whose placements are all made is a build."""
+        done = [number for (number, subset) in live if subset == (1 << len(self.arrangements[number])) - 1]
+        if done:
+            found.append((prefix, done[:8]))
+        if len(done) == len(live):
+            return
+        for letter, nidx, nheld in self._moves(letters, idx, held):
+            step: dict = {}
+            for (number, subset), bits in live.items():
+                arrangement = self.arrangements[number]
+                for i, (piece, mask, _) in enumerate(arrangement):
+                    if (not subset >> i & 1 and _NAMES[piece] == letter and (number, subset | 1 << i) not in step
+                            and self._placeable(bits, piece, mask)):
+                        step[number, subset | 1 << i] = bits | mask
+            if step:
+                self._walk_lazy(letters, prefix + letter, step, nidx, nheld, found)
 
     def buildable(self, queue: Iterable[Piece], hold: Piece | None = None) -> bool:
         letters = "".join(Piece(p).name for p in queue)[: self.keep]
@@ -410,16 +439,16 @@ class Finder:
         return known
 
     def _first_order(self, letters: str, hold: Piece | None) -> str | None:
-        orders = self._playable_orders(letters, hold)
-        return orders[0] if orders else None
+        orders = self._playable(letters, hold)
+        return orders[0][0] if orders else None
 
     def ways(self, queue: Iterable[Piece], hold: Piece | None = None, limit: int = 1) -> list[Way]:
         """Up to `limit` builds (order and placements), the fewest soft-drop placements first."""
         queue = tuple(Piece(p) for p in queue)
         letters = "".join(p.name for p in queue)[: self.keep]
         candidates = []
-        for order in self._playable_orders(letters, hold):
-            for number in self.orders[order]:
+        for order, numbers in self._playable(letters, hold):
+            for number in numbers:
                 path = self._path(self.arrangements[number], order)
                 if path is not None:
                     candidates.append(path)
@@ -594,7 +623,8 @@ def _piece_counts(sequences: Iterable[tuple[Piece, ...]], hold: Piece | None, ke
 
 
 def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, drop: str = "softdrop",
-           queues: Iterable[Iterable[Piece]] | None = None, hold: Piece | None = None) -> Finder:
+           queues: Iterable[Iterable[Piece]] | None = None, hold: Piece | None = None,
+           lazy: bool | None = None) -> Finder:
     """A Finder for the shape; given the `queues` it will be asked about (and the hold piece), it skips the
     arrangements no such queue has the pieces for (much faster for bag patterns)."""
     rules, soft = rules_for(drop, rules)
@@ -602,12 +632,13 @@ def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, d
     if queues is not None:
         keep = shape.pieces_max + (1 if use_hold else 0)
         counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, keep)
-    key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())))
+    key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())),
+           lazy)
     found = _FINDERS.get(key)
     if found is None:
         if len(_FINDERS) >= 256:  # finders hold their answers; keep the most recent few hundred
             _FINDERS.pop(next(iter(_FINDERS)))
-        found = _FINDERS[key] = Finder(shape, rules, soft, use_hold, counts)
+        found = _FINDERS[key] = Finder(shape, rules, soft, use_hold, counts, lazy)
     else:
         _FINDERS[key] = _FINDERS.pop(key)  # most recently used last
     return found
