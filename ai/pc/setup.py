@@ -20,6 +20,14 @@ Public API (used by `python main.py setup`, scripts/regenerate_setups.py and the
     build_chance(shape, pattern, ...) -> BuildChance(success, total, rate, failed, ways, elapsed_ms)
     cover(pattern, shapes: dict[name, Shape], ...) -> CoverResult(names, total, per_queue, any_count, counts)
     tspin_slots(field_bits, rules, drop) -> list[TSpinSlot]   (full T-spins reachable on a field)
+    finder(shape, *, use_hold, rules, drop, queues=None, hold=None) -> Finder   (kept between calls; the queues
+        it will be asked about let it skip tilings no queue has the pieces for)
+        .buildable(queue, hold) -> bool, .ways(queue, hold, limit) -> list[Way]
+    load_library() -> list[LibraryEntry]; entry.shape(mirror=False), entry.colours(mirror=False), entry.figures
+    library_shapes(entries) -> {"KEY": Shape, "KEY/mirror": Shape} for cover()
+
+A piece may lie wholly on `+` cells (it uses up a piece of the queue, or holds others up). Shapes of more than
+LAZY_PIECES pieces are searched queue by queue (slower per queue, but no order sets that grow as n!).
 
 Coordinates: (x, y) of a placement is the rotation cell (TBP / solution-finder convention) with y = 0 the
 bottom row; no rows clear during a build, so every placement is given in the shape's own rows.
