@@ -9,8 +9,9 @@ the generations) so the search does not collapse early.
 Each generation is `population` x `games` tasks of one whole game, played on a backend (ai.cluster): `local`
 (this process, or a spawn process pool with `--workers K`) or `ray` (actors on a Ray cluster). Results come back in
 task order, so the same seeds give the same weights on either backend. A JSON checkpoint is written after every
-generation; `--resume FILE` continues from one (on either backend). Ctrl+C stops the workers and leaves the mean
-of the last finished generation in `--out` and its checkpoint beside it (exit status 130).
+generation, and during one (at most every 30 s) with the games finished so far; `--resume FILE` continues from
+one on either backend, without playing those games again. Ctrl+C stops the workers and leaves the mean of the
+last finished generation in `--out` and the checkpoint beside it (exit status 130).
 
 `--rules guideline` scores a vector by guideline games instead (7-bag, hold, 5 previews, SRS with soft drops and
 spins, played by the beam engine with a fixed node budget, depth and width so that games are deterministic and
@@ -159,6 +160,7 @@ def next_state(state: dict, args: argparse.Namespace, samples: list[list[float]]
     sigma = [math.sqrt(sum((v[j] - mean[j]) ** 2 for v in elite) / n_elite + noise) for j in range(len(names))]
     top = ranked[0]
     state = dict(state, mean=mean, sigma=sigma, generation=gen + 1, history=list(state["history"]))
+    state.pop("partial", None)
     if state["best"] is None or scores[top] >= state["best"]["score"]:
         state["best"] = {"score": scores[top], "weights": dict(zip(names, samples[top]))}
     state["history"].append({"generation": gen + 1, "best": scores[top], "mean_score": sum(scores) / population,
@@ -178,27 +180,74 @@ def _write_weights(state: dict, args: argparse.Namespace) -> None:
     Path(args.out).write_text(weights.to_toml())
 
 
+PARTIAL_EVERY_S = 30.0  # during a generation, finished games are saved in the checkpoint at most this often
+
+
+def task_key(state: dict, args: argparse.Namespace) -> list:
+    """What a generation's tasks depend on besides the state: a partial generation is reused only under the same."""
+    guideline = [args.depth, args.width, args.nodes] if state.get("rules", "classic") == "guideline" else None
+    return [args.population, args.games, args.max_pieces, args.height, args.epsilon, guideline]
+
+
+def _partial_fitness(state: dict, args: argparse.Namespace, count: int) -> dict[int, float]:
+    """The games of the state's next generation that a checkpoint already holds (an interrupted generation)."""
+    partial = state.get("partial")
+    if not partial or partial["generation"] != state["generation"] or partial["key"] != task_key(state, args):
+        return {}
+    return {index: value for index, value in partial["fitness"] if 0 <= index < count}
+
+
+def _save(path: Path, state: dict) -> None:
+    """Write the checkpoint whole or not at all (a kill while writing leaves the previous one)."""
+    scratch = path.with_name(path.name + ".tmp")
+    scratch.write_text(json.dumps(state, indent=1))
+    os.replace(scratch, path)
+
+
 def train(args: argparse.Namespace) -> dict:
-    """Run CEM on the chosen backend; returns the final checkpoint dict (also written to disk). Ctrl+C stops the
-    workers, writes the mean of the last finished generation to --out (the checkpoint is already written) and
-    raises TrainingInterrupted."""
+    """Run CEM on the chosen backend; returns the final checkpoint dict (also written to disk). The checkpoint is
+    written after every generation, and during one with the games finished so far (`partial`, which --resume
+    does not play again). Ctrl+C stops the workers, writes the mean of the last finished generation to --out and
+    the finished games to the checkpoint, and raises TrainingInterrupted."""
     checkpoint_path = _checkpoint_path(args)
     state = _initial_state(args)
     remaining = max(0, args.generations - state["generation"])
-    progress = cluster.Progress(remaining * args.population * args.games, enabled=not args.quiet)
+    already = _partial_fitness(state, args, args.population * args.games) if remaining else {}
+    progress = cluster.Progress(remaining * args.population * args.games - len(already), enabled=not args.quiet)
     backend = None
+    finished: dict[int, float] = {}
+
+    def with_partial() -> dict:
+        if not finished:
+            return state
+        return dict(state, partial={"generation": state["generation"], "key": task_key(state, args),
+                                    "fitness": sorted(finished.items())})
+
     try:
         if remaining:
             backend = cluster.open_backend(args.backend, args.workers, args.address)
         while state["generation"] < args.generations:
             gen = state["generation"]
             samples, tasks = generation_tasks(state, args)
+            finished = _partial_fitness(state, args, len(tasks))
+            todo = [index for index in range(len(tasks)) if index not in finished]
             progress.describe(f"gen {gen + 1}/{args.generations}",
                               f"best {state['best']['score']:.1f}" if state["best"] else "")
-            started = time.perf_counter()
-            fitness = backend.map(play_task, tasks, on_result=lambda index, value: progress.update())
+            started = saved = time.perf_counter()
+
+            def on_result(position: int, value: float, todo: list[int] = todo, done: dict = finished) -> None:
+                nonlocal saved
+                done[todo[position]] = value
+                progress.update()
+                if time.perf_counter() - saved > PARTIAL_EVERY_S:
+                    _save(checkpoint_path, with_partial())
+                    saved = time.perf_counter()
+
+            backend.map(play_task, [tasks[index] for index in todo], on_result=on_result)
+            fitness = [finished[index] for index in range(len(tasks))]
             state = next_state(state, args, samples, fitness, time.perf_counter() - started)
-            checkpoint_path.write_text(json.dumps(state, indent=1))
+            finished = {}
+            _save(checkpoint_path, state)
             last = state["history"][-1]
             if not args.quiet:
                 progress.write(f"gen {gen + 1}/{args.generations}: best {last['best']:.1f}, elite mean "
@@ -207,7 +256,7 @@ def train(args: argparse.Namespace) -> dict:
         with cluster.sigint_ignored():
             progress.close()
             _write_weights(state, args)
-            checkpoint_path.write_text(json.dumps(state, indent=1))  # the last finished generation
+            _save(checkpoint_path, with_partial())  # the last finished generation and the games done since
             if backend is not None:
                 backend.close(abort=True)
         raise TrainingInterrupted(state, Path(args.out), checkpoint_path) from None
@@ -215,6 +264,9 @@ def train(args: argparse.Namespace) -> dict:
         progress.close()
         if backend is not None:
             backend.close(abort=True)
+        if finished:  # a worker failed: keep the games it did not take down with it
+            with cluster.sigint_ignored():
+                _save(checkpoint_path, with_partial())
         raise
     progress.close()
     if backend is not None:
@@ -283,6 +335,13 @@ def load_checkpoint(path: str) -> dict:
         raise bad("best must be null or {score, weights}")
     if not isinstance(state["history"], list):
         raise bad("history must be a list")
+    partial = state.get("partial")
+    if partial is not None and not (
+            isinstance(partial, dict) and type(partial.get("generation")) is int and isinstance(partial.get("key"), list)
+            and isinstance(partial.get("fitness"), list)
+            and all(isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int and _number(pair[1])
+                    for pair in partial["fitness"])):
+        raise bad("partial must be {generation, key, fitness: [[game, fitness], ...]}")
     return state
 
 

@@ -230,3 +230,56 @@ def test_ctrl_c_on_a_local_pool_stops_every_process_and_leaves_the_weights(tmp_p
     from ai.eval import WeightSet
 
     assert WeightSet.load(out).weights == dict(zip(state["features"], state["mean"]))  # the last finished generation
+
+
+def test_an_interrupted_generation_resumes_without_playing_its_finished_games_again(tmp_path, capsys,
+                                                                                    monkeypatch) -> None:
+    import ai.train
+
+    real = ai.train.play_task
+    straight_games: list[tuple] = []
+    monkeypatch.setattr(ai.train, "play_task", lambda task: straight_games.append(task) or real(task))
+    straight = tmp_path / "straight.toml"
+    assert _run(["train", *TINY_CEM, "--workers", "1", "--out", str(straight)], capsys)[0] == 0
+    assert len(straight_games) == 16
+    out = tmp_path / "w.toml"
+    checkpoint = out.with_suffix(".ckpt.json")
+    played: list[tuple] = []
+    on_disk: list[dict] = []
+
+    def stopped_in_generation_two(task: tuple) -> float:
+        if len(played) == 11:  # generation 1 is 4 samples x 2 games; 3 games of generation 2 are done
+            on_disk.append(json.loads(checkpoint.read_text()))  # saved while the generation runs
+            raise KeyboardInterrupt
+        played.append(task)
+        return real(task)
+
+    monkeypatch.setattr(ai.train, "PARTIAL_EVERY_S", 0.0)
+    monkeypatch.setattr(ai.train, "play_task", stopped_in_generation_two)
+    status, _, err = _run(["train", *TINY_CEM, "--workers", "1", "--out", str(out)], capsys)
+    assert status == 130 and f"continue with --resume {checkpoint}" in err
+    state = json.loads(checkpoint.read_text())
+    assert state["generation"] == 1 and [game for game, _ in state["partial"]["fitness"]] == [0, 1, 2]
+    assert on_disk[0]["partial"] == state["partial"]  # saved as the games finished, before Ctrl+C
+
+    again: list[tuple] = []
+    monkeypatch.setattr(ai.train, "play_task", lambda task: again.append(task) or real(task))
+    resumed = tmp_path / "resumed.toml"
+    assert _run(["train", *TINY_CEM, "--workers", "1", "--resume", str(checkpoint), "--out", str(resumed)],
+                capsys)[0] == 0
+    assert played == straight_games[:11] and again == straight_games[11:]  # only the games not yet played
+    finished = json.loads(resumed.with_suffix(".ckpt.json").read_text())
+    assert "partial" not in finished
+    assert _without_timing(finished) == _without_timing(json.loads(straight.with_suffix(".ckpt.json").read_text()))
+    assert resumed.read_text().split("\n", 1)[1] == straight.read_text().split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("partial", ["x", {"generation": 0, "key": [], "fitness": [[0, "nan"]]},
+                                     {"generation": 0, "key": [], "fitness": [[0.5, 1.0]]}, {"fitness": []}])
+def test_resume_refuses_a_damaged_partial_generation(partial, tmp_path, capsys) -> None:
+    state = {"features": ["holes"], "mean": [-1.0], "sigma": [1.0], "generation": 0, "rng": 1, "best": None,
+             "history": [], "partial": partial}
+    checkpoint = tmp_path / "c.json"
+    checkpoint.write_text(json.dumps(state))
+    status, out, err = _run(["train", "--resume", str(checkpoint), "--out", str(tmp_path / "w.toml")], capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1 and "partial must be" in err
