@@ -147,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         if args.cover:
             if args.field is not None or args.field_file is not None:
                 raise SetupInputError("--cover takes its shapes as arguments; leave out --field/--field-file")
+            if args.mirror or args.placements:
+                raise SetupInputError("--mirror and --placements are for --field; with --cover name KEY/mirror")
             shapes = {}
             for spec in args.cover:
                 shapes[spec] = _shape(spec, args)

@@ -354,6 +354,8 @@ class TestCommand:
         (["setup", "--field-file", "-", "--pattern", "*p7,*p7", "--max-queues", "10"], "--max-queues"),
         (["setup", "--field-file", "-", "--pattern", "*p3", "--held", "Q"], "unknown piece"),
         (["setup", "--field-file", "-", "--pattern", "*p3", "--hold", "nope"], "invalid choice"),
+        (["setup", "--cover", "-", "--pattern", "*p3", "--mirror"], "KEY/mirror"),
+        (["setup", "--cover", "-", "--pattern", "*p3", "--field", "x"], "leave out --field"),
     ])
     def test_bad_input_is_one_line(self, argv, words):
         code, out, err = run_cli(argv, stdin="**X*______\n****______\n")
