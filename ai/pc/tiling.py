@@ -109,19 +109,20 @@ def tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int = 3000) -
     if kernel is None or h > MAX_LINES:
         return tileable(bits, h, tuple((counts8 >> (8 * p)) & 255 for p in range(7)), budget)
     key = bits | h << 60 | counts8 << 64
-    known = _ANSWERS.get(key)
+    known = _ANSWERS8.get(key)
     if known is None:
         answer = kernel.run_counts(bits, h, counts8, budget)  # 2: budget spent, unknown
         if answer == 2:
             return True
-        if len(_ANSWERS) > 1_000_000:
-            _ANSWERS.clear()
-        known = _ANSWERS[key] = answer == 1
+        if len(_ANSWERS8) > 1_000_000:
+            _ANSWERS8.clear()
+        known = _ANSWERS8[key] = answer == 1
     return known
 
 
 _KERNEL: list = []
-_ANSWERS: dict[int, bool] = {}  # the compiled search's definite answers to top-level questions
+_ANSWERS: dict[int, bool] = {}  # the compiled search's definite answers to top-level questions (4-bit counts)
+_ANSWERS8: dict[int, bool] = {}  # the same for tileable_counts8 (8-bit counts: another key space)
 
 
 def _kernel():
@@ -142,6 +143,7 @@ def clear_memo() -> None:
     """Forget every memoised answer (the Python and the compiled ones)."""
     _MEMO.clear()
     _ANSWERS.clear()
+    _ANSWERS8.clear()
     if _KERNEL and _KERNEL[0] is not None:
         _KERNEL[0].clear()
 
