@@ -241,6 +241,14 @@ class TestWays:
             assert not any(p.hold for p in way.placements)
             _replays(shape, queue, way, use_hold=False)
 
+    def test_finder_knows_which_queues_it_answers(self):
+        shape = Shape.from_text("****______\n****______")
+        bag_finder = finder(shape, queues=parse_pattern("*p3").sequences())
+        assert bag_finder.covers([Piece.I, Piece.O, Piece.T])
+        assert not bag_finder.covers([Piece.O, Piece.O, Piece.T])  # two O: no queue of *p3 has them
+        assert not bag_finder.buildable([Piece.O, Piece.O])  # so its answer would not count the O+O tiling
+        assert finder(shape, queues=[(Piece.O, Piece.O)]).buildable([Piece.O, Piece.O])
+
     def test_no_way(self):
         shape = Shape.from_text("****______\n****______")
         assert build_ways(shape, [Piece.S, Piece.Z], use_hold=False) == []
