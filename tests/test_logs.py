@@ -158,3 +158,28 @@ def test_the_window_logs_its_start_under_the_log_folder(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "logs" / "app.log").read_text("utf-8")
     assert "Stack Coach window starting" in text and str(tmp_path / "logs" / "app.log") in text
+
+
+def test_a_replaced_worker_is_noted_in_the_window_log(
+    log_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import time
+
+    from ui.worker_client import WorkerClient, spawn_thread_worker
+
+    def quiet(request, should_stop, send) -> None:
+        return None
+
+    with (
+        caplog.at_level(logging.WARNING, logger="ui.worker_client"),
+        WorkerClient(lambda: spawn_thread_worker(quiet)) as client,
+    ):
+        client.suggest(snapshot())
+        client.kill_worker_for_test()
+        deadline = time.monotonic() + 5
+        while client.status.restarts == 0 and time.monotonic() < deadline:
+            client.poll()
+            time.sleep(0.01)
+    messages = [r.getMessage() for r in caplog.records if r.name == "ui.worker_client"]
+    assert client.status.restarts >= 1 and messages
+    assert all("AI worker replaced" in m and str(log_dir / "worker.log") in m for m in messages)

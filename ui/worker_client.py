@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -32,7 +33,9 @@ from ai.protocol import (
     SuggestRequest,
     WorkerFailure,
 )
-from ai.worker import serve, start_process, stop_process
+from ai.worker import log_path, serve, start_process, stop_process
+
+_log = logging.getLogger(__name__)
 
 KIND_OF = {SuggestRequest: "suggest", PcRequest: "pc", ReviewRequest: "review", BuildRequest: "build"}
 # After a partial answer the worker may think for this long before its next word (the PC chance search gives
@@ -331,6 +334,8 @@ class WorkerClient:
             with contextlib.suppress(Exception):  # it may be gone already
                 handle.kill()
         self.status.restarts += 1
+        _log.warning("AI worker replaced (%s); restart %d; the worker's own log: %s", problem,
+                     self.status.restarts, log_path())
         self._schedule_retry(problem)
 
     def _schedule_retry(self, problem: str) -> None:
