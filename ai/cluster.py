@@ -43,7 +43,11 @@ PROBE_SECONDS = 5.0
 
 
 class BackendError(RuntimeError):
-    """The backend could not start or a worker failed; the message is one line for the CLI."""
+    """The backend could not start (exit status 2: the address, the workers asked for); one line for the CLI."""
+
+
+class WorkerFailed(BackendError):
+    """A worker failed beyond what restarts cover (exit status 1); one line for the CLI."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -187,10 +191,10 @@ class GameActor:
         return [fn(task) for task in tasks]
 
 
-def _ray_failure(error: BaseException) -> BackendError:
+def _ray_failure(error: BaseException) -> WorkerFailed:
     cause = getattr(error, "cause", None) or error
     text = str(cause).strip().splitlines()
-    return BackendError(f"a Ray worker failed: {type(cause).__name__}: {text[-1] if text else ''}".rstrip(": "))
+    return WorkerFailed(f"a Ray worker failed: {type(cause).__name__}: {text[-1] if text else ''}".rstrip(": "))
 
 
 class RayBackend:

@@ -413,8 +413,10 @@ def run(args: argparse.Namespace) -> int:
               f"continue with --resume {stop.checkpoint}", file=sys.stderr)
         return 130
     except cluster.BackendError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        failed = isinstance(error, cluster.WorkerFailed)
+        hint = f"; --resume {_checkpoint_path(args)} continues" if failed and _checkpoint_path(args).exists() else ""
+        print(f"error: {error}{hint}", file=sys.stderr)
+        return 1 if failed else 2
     except (ValueError, OSError) as error:
         print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2

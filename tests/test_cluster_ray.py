@@ -149,15 +149,22 @@ try:
         if len(done) == 2:  # the actor dies with work queued and in hand
             os.kill(victim, signal.SIGKILL)
     results = backend.map(play_task, tasks, on_result=on_result, batch=1)
+    try:
+        backend.map(int, ["12", "twelve"])  # an error in a task is not retried: it is the run's error
+        failure = None
+    except cluster.WorkerFailed as error:
+        failure = str(error)
 finally:
     backend.close()
-print(json.dumps({"same": results == expected, "games": len(results), "killed_after": 2 if len(done) >= 2 else None}))
+print(json.dumps({"same": results == expected, "games": len(results), "killed_after": 2 if len(done) >= 2 else None,
+                  "failure": failure}))
 """
 
 
-def test_a_lost_actor_is_restarted_and_its_games_played_again() -> None:
+def test_a_lost_actor_is_restarted_and_its_games_played_again_but_a_task_error_stops_the_run() -> None:
     result = subprocess.run([sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert report == {"same": True, "games": 16, "killed_after": 2}
+    assert report == {"same": True, "games": 16, "killed_after": 2,
+                      "failure": "a Ray worker failed: ValueError: invalid literal for int() with base 10: 'twelve'"}
