@@ -23,7 +23,10 @@ OUT = ROOT / "assets" / "screenshots"
 def main() -> int:
     data = Path(sys.argv[1]).resolve()
     config = Path(tempfile.mkdtemp(prefix="stackcoach-shots-"))
-    steps = ["wait 30", "tap down", "tap down", "tap down", "tap down", "tap return", "wait 30",
+    sys.path.insert(0, str(ROOT))
+    from ui.modes import MODES  # the title menu lists the modes, then Stats
+
+    steps = ["wait 30", *["tap down"] * len(MODES), "tap return", "wait 30",
              f"shot {OUT / 'stats_progress.png'}", "tap return", "wait 20",
              "wait 1500", "tap down", "wait 5", f"shot {OUT / 'review.png'}",
              "tap down", "tap down", "wait 5", f"shot {OUT / 'review_mistake.png'}", "quit"]

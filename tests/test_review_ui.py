@@ -60,8 +60,9 @@ def _play_and_end(app, mode, moves: list[list[str]]):
 def _open_stats(app):
     from ui.menus import StatsScene, TitleScene
 
-    app.scenes.reset(TitleScene(app))
-    for _ in range(4):
+    title = TitleScene(app)
+    app.scenes.reset(title)
+    for _ in range([item.label for item in title.menu.items].index("Stats")):
         tap(app, "down")
     tap(app, "return")
     stats = app.scenes.top
