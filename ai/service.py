@@ -38,6 +38,9 @@ def warm_up() -> None:
         module.warm_up()
     if modules:
         _kernels_ready.set()
+    from ai.pc.api import warm_up as warm_up_pc
+
+    warm_up_pc()  # the PC solver's compiled tiling test: loaded now, not by the first PC question
 
 
 def start_warm_up() -> threading.Thread:
