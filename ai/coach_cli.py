@@ -64,7 +64,8 @@ def build_snapshot(args: argparse.Namespace):
     from game.rules import Rules
 
     try:
-        board = decode(args.field)[0].field.to_board() if args.field else Board.empty()
+        field = decode(args.field, max_pages=1)[0].field if args.field else None
+        board = field.to_board() if field is not None else Board.empty()
     except FumenError as error:
         raise CoachInputError(f"bad fumen: {error}") from None
     try:

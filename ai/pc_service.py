@@ -13,7 +13,8 @@ What is sent must be true for the position as the player has it:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from ai.pc.api import solve
 from ai.pc.chance import ChanceResult, pc_chance
@@ -42,7 +43,24 @@ def candidate_lines(board: Board, preferred: int) -> list[int]:
     return possible[:1] + [preferred] if preferred in possible[1:] else possible[:2]
 
 
-def overlay_cells(board: Board, steps: tuple[Step, ...]) -> tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]:
+class Placed(Protocol):
+    """A placement of a plan (ai.pc.search.Step, ai.pc.setup.Placement): what drawing and keys need."""
+
+    @property
+    def piece(self) -> Piece: ...
+    @property
+    def rotation(self) -> Rotation: ...
+    @property
+    def x(self) -> int: ...
+    @property
+    def y(self) -> int: ...
+    @property
+    def hold(self) -> bool: ...
+    @property
+    def mask(self) -> Bitboard: ...
+
+
+def overlay_cells(board: Board, steps: Sequence[Placed]) -> tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]:
     """Each step's cells in today's board coordinates: rows cleared by earlier steps are put back in place."""
     rows = list(range(40))  # original row index of each row of the field as it is now
     bits: Bitboard = board.bits
@@ -63,7 +81,7 @@ def overlay_cells(board: Board, steps: tuple[Step, ...]) -> tuple[tuple[Piece, t
     return tuple(out)
 
 
-def step_move(board: Board, step: Step, rules: Rules, soft_drop: bool) -> Move:
+def step_move(board: Board, step: Placed, rules: Rules, soft_drop: bool) -> Move:
     keys = minimal_keys(board, step.piece, step.rotation, step.x, step.y, rules, soft_drop=soft_drop) or ()
     return Move(step.piece, step.rotation, step.x, step.y, Spin.NONE, tuple(keys), step.hold)
 

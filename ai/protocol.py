@@ -142,8 +142,6 @@ class WorkerFailure:
     message: str
 
 
-Request = SuggestRequest | PcRequest | Ping | Shutdown  # (and ReviewRequest, BuildRequest below)
-Answer = Suggestion | PcAnswer | Pong | WorkerFailure  # (and ReviewAnswer, BuildAnswer below)
 
 
 @dataclass
@@ -310,3 +308,7 @@ def build_panel(answer: BuildAnswer | None) -> PcPanel:
         return PcPanel("possible", f"next {pieces_text(len(answer.overlay))} shown", f"{move_advice(first)} (1)",
                        answer.chance, chance_text, first, answer.overlay)
     return PcPanel("impossible", "cannot be built from here, whatever comes", "", 0.0, chance_text, None, ())
+
+
+Request = SuggestRequest | PcRequest | ReviewRequest | BuildRequest | Ping | Shutdown
+Answer = Suggestion | PcAnswer | ReviewAnswer | BuildAnswer | Pong | WorkerFailure

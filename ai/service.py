@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
-from ai.protocol import Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
+from ai.protocol import ENGINES, Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
 from ai.protocol import BuildRequest, ReviewAnswer, ReviewRequest
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
@@ -142,12 +142,12 @@ class RequestError(ValueError):
 
 
 MAX_BUDGET_MS = 60_000.0
-ENGINE_NAMES = ("beam", "mcts")
+ENGINE_NAMES = ENGINES
 SUGGEST_DROPS = ("softdrop", "harddrop")
 PC_DROPS = ("softdrop", "harddrop")
 
 
-def check_request(request: Request) -> None:
+def check_request(request: SuggestRequest | PcRequest) -> None:
     """Refuse a request with values the engines would misread (an unknown drop mode silently meant soft drop,
     an infinite budget never ends): RequestError naming the field."""
     if type(request.generation) is not int:

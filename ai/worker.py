@@ -77,9 +77,9 @@ READY = -1  # the generation of the Pong a worker sends once it can answer
 def serve(transport: Transport, handler: Handler | None = None) -> None:
     """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first."""
     if handler is None:
-        from ai.service import handle as handler  # the real engines, imported in the worker only
-        from ai.service import start_warm_up
+        from ai.service import handle, start_warm_up  # the real engines, imported in the worker only
 
+        handler = handle
         start_warm_up()
     try:
         transport.send(Pong(READY))
