@@ -70,7 +70,7 @@ def main() -> int:
         s = game.stats
         seconds = game.ticks / 60
         finished = s.lines >= 40
-        record = GameRecord("sprint", "srs · 7-bag · hold · 5 previews", finished, round(seconds, 3), s.pieces,
+        record = GameRecord("sprint", "srs 7bag 5nx hold 180 lv1", finished, round(seconds, 3), s.pieces,
                             s.lines, s.score, round(s.pieces / seconds, 3), round(s.attack * 60 / seconds, 2),
                             round(s.keys / max(1, s.pieces), 3), s.finesse_faults, ending="finished" if finished
                             else "topout" if game.over else "ended",
