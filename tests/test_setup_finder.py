@@ -31,7 +31,7 @@ ROW = (1 << WIDTH) - 1
 
 def brute_buildable(shape: Shape, queue, hold, use_hold: bool, drop: str) -> bool:
     """Direct enumeration: real hold (hold the piece in play, or swap with the hold slot), every placement the
-    reference movement search (game.finesse) reaches from spawn, no block outside '*'/'+', no full row."""
+    engine's movement search (game.movegen.find_moves) reaches from spawn, no block outside '*'/'+', no full row."""
     rules, soft = rules_for(drop)
     queue = list(queue)
     n = len(queue)
@@ -169,7 +169,7 @@ class TestShape:
 
 
 def _replays(shape: Shape, queue, way, use_hold=True, drop="softdrop") -> None:
-    """Each placement of the way is reachable with game.finesse in the field as it is then, the cells end up
+    """Each placement of the way is reachable with game.movegen.find_moves in the field as it is then, the cells end up
     covering every '*' and nothing outside '*'/'+', and the hold flags are a real hold sequence of the queue."""
     rules, soft = rules_for(drop)
     bits = shape.base

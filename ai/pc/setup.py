@@ -732,7 +732,7 @@ class TSpinSlot:
 
 
 def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "softdrop") -> list[TSpinSlot]:
-    """Every T placement reachable from spawn on this field (the reference movement search, game.finesse) that
+    """Every T placement reachable from spawn on this field (the engine's movement search, game.movegen.find_moves) that
     scores a full T-spin (not a mini) and clears at least one row; most lines first."""
     from game.movegen import find_moves
     from game.movement import Spin
