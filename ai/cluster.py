@@ -229,12 +229,14 @@ class RayBackend:
                                f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
                                ) from None
         try:
-            cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
-            self.cluster_cpus = cluster_cpus
-            self.workers = workers or max(1, cluster_cpus)
-            if self.workers > max(1, cluster_cpus):
-                raise BackendError(f"--workers {self.workers} is more than the {cluster_cpus} CPUs of the Ray cluster "
-                                   "(one actor per CPU)")
+            # One actor per CPU: an actor asking for a CPU that no node has free would wait for ever.
+            self.cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
+            free = int(ray.available_resources().get("CPU", 0))
+            self.workers = workers or free
+            if not 1 <= self.workers <= free:
+                raise BackendError(f"--workers {self.workers} is more than the {free} free CPUs of the Ray cluster "
+                                   f"({self.cluster_cpus} in all; one actor per CPU)" if workers else
+                                   f"no free CPU in the Ray cluster ({self.cluster_cpus} in all)")
             # Tasks are pure functions of their arguments, so a call that a lost actor (a dead node) did not finish
             # is simply played again on the actor Ray restarts.
             options = {"num_cpus": 1, "max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}

@@ -120,7 +120,7 @@ def test_more_workers_than_cluster_cpus_is_refused(head: str) -> None:
     result = stackcoach("bench", "--games", "1", "--backend", "ray", "--address", head, "--workers", "3")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines()[-1] == \
-        "error: --workers 3 is more than the 2 CPUs of the Ray cluster (one actor per CPU)"
+        "error: --workers 3 is more than the 2 free CPUs of the Ray cluster (2 in all; one actor per CPU)"
 
 
 def test_ctrl_c_on_ray_stops_the_actors_and_the_instance_and_leaves_the_weights(tmp_path) -> None:
