@@ -275,7 +275,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "machine's speed, so they repeat exactly on any backend)")
     parser.add_argument("--workers", type=int, default=None,
                         help="local: processes, 1 (default: this one) to the number of CPUs; ray: actors (default "
-                        "one per CPU of the cluster)")
+                        "one per free CPU of the cluster)")
     cluster.add_arguments(parser)
 
 

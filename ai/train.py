@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=4, help="games per weight vector (default 4)")
     parser.add_argument("--workers", type=int, default=None,
                         help=f"local: worker processes, 1..{MAX_WORKERS} (default {LOCAL_WORKERS}); ray: actors "
-                        "(default one per CPU of the cluster)")
+                        "(default one per free CPU of the cluster)")
     parser.add_argument("--out", default="weights.toml", help="where to write the best weights (TOML)")
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--population", type=int, default=20)
