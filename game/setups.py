@@ -112,6 +112,23 @@ def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
+ENTRY_FIELDS = {"key", "name", "family", "pc", "opener", "fumen", "mirror", "bags", "hold", "finishes",
+                "pc_pattern", "pc_lines", "notes", "margin", "source", "figures"}
+
+
+def entry_fields(raw: dict) -> dict:
+    """The keyword arguments of an entry from its TOML table (KeyError: a required field is missing;
+    TypeError/ValueError: a field of the wrong type)."""
+    return dict(
+        key=str(raw["key"]), name=str(raw["name"]), family=str(raw["family"]),
+        pc=int(raw["pc"]) if raw.get("pc") is not None else None, opener=str(raw.get("opener", "")),
+        fumen=str(raw["fumen"]), mirror=bool(raw.get("mirror", True)), bags=str(raw["bags"]),
+        hold=bool(raw.get("hold", True)), finishes=tuple(str(f) for f in raw.get("finishes", ())),
+        pc_pattern=str(raw.get("pc_pattern", "")), pc_lines=int(raw.get("pc_lines", 4)),
+        notes=str(raw.get("notes", "")), margin=str(raw.get("margin", "")), source=str(raw.get("source", "")),
+        figures=dict(raw.get("figures", {})))
+
+
 def read_library(directory: Path | None = None) -> list[SetupEntry]:
     """Every entry of every *.toml file, in file then entry order. ValueError (one line) for a bad file."""
     folder = directory or LIBRARY_DIR
@@ -119,15 +136,7 @@ def read_library(directory: Path | None = None) -> list[SetupEntry]:
     for path in sorted(folder.glob("*.toml")):
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-            for raw in data.get("setup", []):
-                entries.append(SetupEntry(
-                    key=str(raw["key"]), name=str(raw["name"]), family=str(raw["family"]),
-                    pc=int(raw["pc"]) if raw.get("pc") is not None else None, opener=str(raw.get("opener", "")),
-                    fumen=str(raw["fumen"]), mirror=bool(raw.get("mirror", True)), bags=str(raw["bags"]),
-                    hold=bool(raw.get("hold", True)), finishes=tuple(str(f) for f in raw.get("finishes", ())),
-                    pc_pattern=str(raw.get("pc_pattern", "")), pc_lines=int(raw.get("pc_lines", 4)),
-                    notes=str(raw.get("notes", "")), margin=str(raw.get("margin", "")),
-                    source=str(raw.get("source", "")), figures=dict(raw.get("figures", {}))))
+            entries += [SetupEntry(**entry_fields(raw)) for raw in data.get("setup", [])]
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{path.name}: {error}") from None
     return entries

@@ -44,6 +44,8 @@ from ai.pc.pattern import Pattern, parse_pattern
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
 from game.rules import Rules
+from game.setups import ENTRY_FIELDS, SetupEntry, entry_fields
+from game.setups import LIBRARY_DIR as SETUPS_DIR
 
 ROW = (1 << WIDTH) - 1
 LAZY_PIECES = 7  # shapes of more pieces are searched queue by queue (see Finder)
@@ -752,7 +754,7 @@ def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "soft
 
 
 # --- the library (assets/setups/*.toml) --------------------------------------------------------------------
-LIBRARY_DIR = __import__("pathlib").Path(__file__).resolve().parents[2] / "assets" / "setups"
+LIBRARY_DIR = SETUPS_DIR  # assets/setups
 FAMILIES = ("pc", "opener")
 
 
@@ -761,84 +763,21 @@ class LibraryError(ValueError):
 
 
 @dataclass(frozen=True)
-class LibraryEntry:
-    """One set-up or opener. `fumen` shows the finished shape with a reference build in colour (grey cells were
-    there before: they are `X`, every coloured cell must be filled); `margin` optionally marks cells (`+` in
-    text rows aligned to the bottom row) that may be left empty. `figures` are written only by
-    scripts/regenerate_setups.py (see assets/setups/README.md)."""
-
-    key: str
-    name: str
-    family: str  # "pc" (a set-up for a PC of the 7-bag loop) or "opener"
-    pc: int | None  # 1..7: which PC of the loop (family "pc")
-    opener: str  # the opener it belongs to ("" if none)
-    fumen: str
-    mirror: bool
-    bags: str  # the pattern the shape is built from (solution-finder syntax)
-    hold: bool
-    finishes: tuple[str, ...]  # "PC", "TSD", "TST", ...
-    pc_pattern: str  # pieces for the PC after the set-up ("" if the entry has no PC finish)
-    pc_lines: int
-    notes: str
-    margin: str = ""
-    source: str = ""
-    figures: dict = field(default_factory=dict, compare=False)
+class LibraryEntry(SetupEntry):
+    """A library entry (game.setups.SetupEntry: the plain data the menu also reads) with its shape for the
+    finder. `figures` are written only by scripts/regenerate_setups.py (see assets/setups/README.md)."""
 
     def shape(self, *, mirror: bool = False) -> Shape:
-        from game.fumen import decode
-
-        page = decode(self.fumen, max_pages=1)[0]
-        base = must = 0
-        for y in range(MAX_HEIGHT):
-            for x in range(WIDTH):
-                cell = page.field.at(x, y)
-                if cell == "X":
-                    base |= 1 << (y * WIDTH + x)
-                elif cell != "_":
-                    must |= 1 << (y * WIDTH + x)
-        may = 0
-        if self.margin:
-            rows = [r for r in self.margin.replace("/", "\n").splitlines() if r.strip()]
-            for index, row in enumerate(rows):
-                y = len(rows) - 1 - index
-                for x, char in enumerate(row.strip()):
-                    if char == "+":
-                        may |= 1 << (y * WIDTH + x)
-            must &= ~may
-        shape = Shape(base, must, may)
-        return shape.mirrored() if mirror else shape
-
-    def colours(self, *, mirror: bool = False) -> list[str]:
-        """The reference build as text rows, top first (fumen letters `_ILOZTJSX`), for mini boards."""
-        from game.fumen import decode
-
-        field_ = decode(self.fumen, max_pages=1)[0].field
-        height = self.shape().height
-        swap = {"J": "L", "L": "J", "S": "Z", "Z": "S"} if mirror else {}
-        rows = []
-        for y in range(height - 1, -1, -1):
-            row = [swap.get(c, c) for c in field_.row_text(y)]
-            rows.append("".join(reversed(row)) if mirror else "".join(row))
-        return rows
-
-
-_ENTRY_KEYS = {"key", "name", "family", "pc", "opener", "fumen", "mirror", "bags", "hold", "finishes",
-               "pc_pattern", "pc_lines", "notes", "margin", "source", "figures"}
+        cells = self.cells(mirror=mirror)
+        return Shape(cells.base, cells.must, cells.may)
 
 
 def _entry(raw: dict, where: str) -> LibraryEntry:
-    unknown = set(raw) - _ENTRY_KEYS
+    unknown = set(raw) - ENTRY_FIELDS
     if unknown:
         raise LibraryError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     try:
-        entry = LibraryEntry(
-            key=str(raw["key"]), name=str(raw["name"]), family=str(raw["family"]),
-            pc=int(raw["pc"]) if raw.get("pc") is not None else None, opener=str(raw.get("opener", "")),
-            fumen=str(raw["fumen"]), mirror=bool(raw.get("mirror", True)), bags=str(raw["bags"]),
-            hold=bool(raw.get("hold", True)), finishes=tuple(str(f) for f in raw.get("finishes", ())),
-            pc_pattern=str(raw.get("pc_pattern", "")), pc_lines=int(raw.get("pc_lines", 4)),
-            notes=str(raw.get("notes", "")), margin=str(raw.get("margin", "")), source=str(raw.get("source", "")),
-            figures=dict(raw.get("figures", {})))
+        entry = LibraryEntry(**entry_fields(raw))
     except KeyError as error:
         raise LibraryError(f"{where}: missing field {error.args[0]!r}") from None
     except (TypeError, ValueError) as error:
