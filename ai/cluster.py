@@ -137,20 +137,26 @@ def _start_local_worker() -> None:
 
 
 class LocalBackend:
-    """This process (one worker) or a spawn process pool (several)."""
+    """This process (one worker) or a spawn process pool (several). A pool process that dies (killed, out of
+    memory) is a WorkerFailed, not a wait for ever."""
 
     name = "local"
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = workers
-        self._pool = None
+        self._pool: Any = None
         if workers > 1:
             import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_start_local_worker)
+            self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start_local_worker)
 
     def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
             on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
         results: list[Any] = [None] * len(tasks)
         if self._pool is None:
             for index, task in enumerate(tasks):
@@ -159,22 +165,36 @@ class LocalBackend:
                     on_result(index, results[index])
             return results
         size = batch or auto_batch(len(tasks), self.workers)
-        jobs = [(fn, start, tasks[start:end]) for start, end in _batches(len(tasks), size)]
-        for start, values in self._pool.imap_unordered(_run_batch, jobs):
-            for offset, value in enumerate(values):
-                results[start + offset] = value
-                if on_result:
-                    on_result(start + offset, value)
+        pending = {self._pool.submit(_run_batch, (fn, start, tasks[start:end])) for start, end in
+                   _batches(len(tasks), size)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    start, values = future.result()
+                except BrokenProcessPool:
+                    raise WorkerFailed("a worker process died (killed, or out of memory?)") from None
+                for offset, value in enumerate(values):
+                    results[start + offset] = value
+                    if on_result:
+                        on_result(start + offset, value)
         return results
 
+    def pids(self) -> list[int]:
+        return list(getattr(self._pool, "_processes", None) or {})
+
     def close(self, *, abort: bool = False) -> None:
+        """Wait for the processes to leave; with `abort`, cancel what has not started and terminate them."""
         if self._pool is None:
             return
         if abort:
-            self._pool.terminate()
-        else:
-            self._pool.close()
-        self._pool.join()
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())  # no public way before 3.14
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join(timeout=10)
+        self._pool.shutdown(wait=True)
         self._pool = None
 
 

@@ -162,7 +162,7 @@ def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
 
 def _processes() -> list[tuple[int, int, int, str, str]]:
     """(pid, ppid, pgid, state, command) of every process."""
-    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True,
+    listing = subprocess.run(["ps", "-ww", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True,
                              text=True).stdout
     rows = []
     for line in listing.splitlines():
@@ -283,3 +283,28 @@ def test_resume_refuses_a_damaged_partial_generation(partial, tmp_path, capsys) 
     checkpoint.write_text(json.dumps(state))
     status, out, err = _run(["train", "--resume", str(checkpoint), "--out", str(tmp_path / "w.toml")], capsys)
     assert status == 2 and out == "" and err.count("\n") == 1 and "partial must be" in err
+
+
+def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tmp_path) -> None:
+    out = tmp_path / "w.toml"
+    checkpoint = out.with_suffix(".ckpt.json")
+    process = subprocess.Popen([sys.executable, "main.py", "train", *LONG_CEM, "--workers", "2", "--out", str(out)],
+                               cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not checkpoint.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        workers = [pid for pid, ppid, _, stat, command in _processes()
+                   if ppid == process.pid and "spawn_main" in command and not stat.startswith("Z")]
+        assert len(workers) == 2 and process.poll() is None
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (f"error: a worker process died (killed, or out of memory?); "
+                                            f"--resume {checkpoint} continues")
+    assert json.loads(checkpoint.read_text())["generation"] >= 1
