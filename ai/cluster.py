@@ -180,9 +180,6 @@ class LocalBackend:
                         on_result(start + offset, value)
         return results
 
-    def pids(self) -> list[int]:
-        return list(getattr(self._pool, "_processes", None) or {})
-
     def close(self, *, abort: bool = False) -> None:
         """Wait for the processes to leave; with `abort`, cancel what has not started and terminate them."""
         if self._pool is None:
