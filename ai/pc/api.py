@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ai.pc.pattern import Pattern, parse_pattern
 from ai.pc.percent import Trie, TrieSearch
-from ai.pc.search import Problem, Solution, searcher_for
+from ai.pc.search import Problem, Solution, gc_paused, searcher_for
 from ai.pc.verify import replay
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece
@@ -47,7 +47,8 @@ def solve(board: Board | Bitboard, queue: list[Piece] | tuple[Piece, ...], *, ho
     rules = rules or Rules.named("srs")
     problem = Problem(_bits(board), lines, tuple(Piece(p) for p in queue), hold, use_hold)
     searcher = searcher_for(rules, soft_drop)
-    solutions, stats = searcher.solve(problem, find_all=find_all, limit=limit, budget_ms=budget_ms)
+    with gc_paused():
+        solutions, stats = searcher.solve(problem, find_all=find_all, limit=limit, budget_ms=budget_ms)
     if verify:
         for solution in solutions:
             replay(problem, solution, rules, soft_drop)
@@ -120,5 +121,10 @@ def percent(board: Board | Bitboard, pattern: str | Pattern | list[tuple[Piece, 
 def warm_up() -> None:
     """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements; numba compiles them on the first run
     after an install and caches them) by solving a small problem, so the first real search does not pay it."""
+    from ai.pc.tiling import tileable
+
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
           verify=False)
+    solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
+          soft_drop=False, verify=False)
+    tileable(0, 4, (2,) * 7)  # the entry point the percent and chance searches use

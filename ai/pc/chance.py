@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.movegen import unpack
 from ai.pc.percent import Trie, TrieSearch
-from ai.pc.search import Problem, Solution, Step, searcher_for
+from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for
 from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece, Rotation
@@ -148,6 +148,13 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
 
     hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself."""
+    with gc_paused():
+        return _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms,
+                          soft_drop, use_hold, hold_spent)
+
+
+def _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms, soft_drop,
+               use_hold, hold_spent) -> ChanceResult:
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
@@ -214,7 +221,11 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     # calls (stored for that field, or stored for this one with this placement in them).
     store = store_for(rules, soft_drop)
     token = object()
-    here = store.at(bits, lines)
+    # arrangements of this field by placement: (arrangement, index) of each placement in each
+    by_placement: dict[tuple[Piece, int], list[tuple[Arrangement, int]]] = {}
+    for arrangement in store.at(bits, lines):
+        for i, placement in enumerate(zip(arrangement.pieces, arrangement.masks)):
+            by_placement.setdefault(placement, []).append((arrangement, i))
     scores = {key: _Score(ways) for key, (_, ways) in moves.items()}
     for (piece, mask), score in scores.items():
         first = score.ways[0][0]
@@ -227,15 +238,12 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         score.upper = weight(score.reach & ~score.lost)
         score.lower = weight(score.won)
         if first.h and score.reach & ~score.won & ~score.lost:
-            pending = {a.signature(): a for a in store.at(first.field, first.h)}
-            for arrangement in here:
-                i = arrangement.index_of(piece, mask)
-                if i is not None:
-                    view = arrangement.after(i)
-                    view.hits = max(view.hits, arrangement.hits)
-                    pending.setdefault(view.signature(), store.add(view))
-            score.pending = sorted(pending.values(), key=lambda a: a.hits)  # popped from the end
-            score.hits = sum(a.hits for a in score.pending)
+            # (arrangement, None) of the child's field, or (arrangement, i) of this field with this placement
+            # as its placement i (turned into the child's arrangement when tried); most useful last
+            pending = [(a, None) for a in store.at(first.field, first.h)] + by_placement.get((piece, mask), [])
+            pending.sort(key=lambda item: item[0].hits)
+            score.pending = pending
+            score.hits = sum(a.hits for a, _ in pending)
 
     def remember(key: tuple[Piece, int], steps: tuple[Step, ...]) -> Arrangement:
         """Store a PC found after placement `key` for its field and, with the placement, for this one."""
@@ -246,14 +254,14 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     # Seeds when nothing is known of this field: solutions for a few likely futures, found by the fast
     # single-queue search; their first placement is tried first and the rest is an arrangement for it.
     priority: dict[tuple[Piece, int], int] = {}
-    if not here:
+    if not by_placement:
         for solution in _promising_solutions(bits, lines, trie.sequences, weights, hold, use_hold, searcher,
                                              200 if budget_ms is None else budget_ms / 30):
             first = solution.steps[0]
             key = (first.piece, first.mask)
             if key in scores and (not hold_spent or first.piece == known[0]) and scores[key].ways[0][0].h:
                 priority.setdefault(key, len(priority))
-                scores[key].pending.append(remember(key, solution.steps[1:]))
+                scores[key].pending.append((remember(key, solution.steps[1:]), None))
     order = {key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
              for i, key in enumerate(moves)}
 
@@ -279,7 +287,7 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
             first = solutions[0].steps[0]
             key = (first.piece, first.mask)
             if key in scores and scores[key].ways[0][0].h:
-                scores[key].pending.append(remember(key, solutions[0].steps[1:]))
+                scores[key].pending.append((remember(key, solutions[0].steps[1:]), None))
             return False
         hopeless[0] |= 1 << leaf
         for other in scores.values():
@@ -293,7 +301,12 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
         MAX_SINGLE_LOSSES failures, the exhaustive trie search for all the rest."""
         score = scores[key]
         if score.pending:
-            score.add(score.pending.pop(), weight, token, use_hold)
+            arrangement, i = score.pending.pop()
+            if i is not None:
+                view = arrangement.after(i)
+                view.hits = max(view.hits, arrangement.hits)
+                arrangement = store.add(view)
+            score.add(arrangement, weight, token, use_hold)
             return
         open_leaves = undecided(score)
         for child, keep, sub, offset, _ in score.ways:
@@ -352,6 +365,9 @@ def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold:
     # can beat it. Placements that win every future stop the search at once.
     best_key = None
     while not search.truncated and scores:
+        if deadline is not None and time.perf_counter() > deadline:
+            search.truncated = True
+            break
         key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, [-v for v in order[k]]))
         score = scores[key]
         if not undecided(score):

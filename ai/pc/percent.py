@@ -126,7 +126,7 @@ class TrieSearch:
                 self.memo[key] = (0, True)
                 return 0
         self.nodes += 1
-        if self._deadline is not None and self.nodes & 127 == 0 and time.perf_counter() > self._deadline:
+        if self._deadline is not None and self.nodes & 15 == 0 and time.perf_counter() > self._deadline:
             self.truncated = True
         if self.truncated:
             return won
