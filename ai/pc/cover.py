@@ -172,8 +172,8 @@ class ArrangementStore:
     what earlier calls found. Each is re-checked by `cover` against the move generator, so the store (and a
     table loaded into it) can only save work, never change an answer."""
 
-    MAX_FIELDS = 5000
-    MAX_PER_FIELD = 400
+    MAX_FIELDS = 2000
+    MAX_PER_FIELD = 200
 
     def __init__(self, gen: MoveGenerator) -> None:
         self.gen = gen
