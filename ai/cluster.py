@@ -237,14 +237,19 @@ class RayBackend:
         try:
             if address is None:
                 cpus = num_cpus or workers or os.cpu_count() or 1
-                ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
-                         logging_level=logging.ERROR)
+                with _sigint_blocked_for_children():
+                    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                             logging_level=logging.ERROR)
             else:
                 ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise BackendError(f"cannot start Ray at {address or 'a local instance'}: "
                                f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
                                ) from None
+        except BaseException:  # Ctrl+C while Ray starts: stop what it started
+            if ray.is_initialized():
+                ray.shutdown()
+            raise
         try:
             # One actor per CPU: an actor asking for a CPU that no node has free would wait for ever.
             self.cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -308,6 +313,22 @@ class RayBackend:
         self.actors = []
         if ray.is_initialized():
             ray.shutdown()
+
+
+@contextmanager
+def _sigint_blocked_for_children() -> Iterator[None]:
+    """SIGINT blocked in this thread while Ray starts its processes, which inherit the block: a terminal's Ctrl+C
+    (sent to the whole process group) then reaches only this process, which stops them in order (a raylet killed
+    by it mid-start left its agents running). A Ctrl+C meanwhile is delivered as the block ends."""
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):  # no POSIX signal masks here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _probe(address: str) -> None:

@@ -187,25 +187,30 @@ def _alive(pids: set[int]) -> list[str]:
     return [f"{pid} {command}" for pid, _, _, stat, command in _processes() if pid in pids and not stat.startswith("Z")]
 
 
-def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1, timeout: float = 180):
+def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1, then_seconds: float = 1.0,
+                       timeout: float = 180):
     """Start `train ... --out OUT` in its own process group, press Ctrl+C (SIGINT to the group, as a terminal does)
-    once the checkpoint shows `after_generation`, and return (status, stderr, the processes of the run then,
-    those of them still running after it ended)."""
+    `then_seconds` after the checkpoint shows `after_generation` (0: after the start), and return (status, stderr,
+    the processes the run had started, those of them still running after it ended)."""
     checkpoint = out.with_suffix(".ckpt.json")
     process = subprocess.Popen([sys.executable, "main.py", "train", *argv, "--out", str(out)], cwd=ROOT,
                                start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    family: set[int] = set()
     try:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and process.poll() is None:
+        while after_generation and time.monotonic() < deadline and process.poll() is None:
             try:
                 if json.loads(checkpoint.read_text())["generation"] >= after_generation:
                     break
             except (OSError, ValueError, KeyError):
                 pass
             time.sleep(0.2)
+        pressed = time.monotonic() + then_seconds
+        while time.monotonic() < pressed:
+            family |= _family(process.pid)
+            time.sleep(0.1)
         assert process.poll() is None, "training ended before it could be interrupted"
-        time.sleep(1.0)  # into the next generation
-        family = _family(process.pid)
+        family |= _family(process.pid)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
         time.sleep(1.0)

@@ -168,3 +168,14 @@ def test_a_lost_actor_is_restarted_and_its_games_played_again_but_a_task_error_s
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {"same": True, "games": 16, "killed_after": 2,
                       "failure": "a Ray worker failed: ValueError: invalid literal for int() with base 10: 'twelve'"}
+
+
+@pytest.mark.parametrize("seconds", [1.5, 4.0])
+def test_ctrl_c_while_ray_starts_leaves_nothing_running(tmp_path, seconds: float) -> None:
+    """Ray's own processes do not take the terminal's Ctrl+C: the run stops them in order, even mid-start."""
+    out = tmp_path / "w.toml"
+    status, err, family, left = interrupt_training([*LONG_CEM, "--backend", "ray", "--workers", "2"], out,
+                                                   after_generation=0, then_seconds=seconds)
+    assert status == 130 and left == [], (err, left)
+    assert len(family) >= 2 and "Traceback" not in err
+    assert json.loads(out.with_suffix(".ckpt.json").read_text())["generation"] == 0 and out.exists()
