@@ -325,24 +325,38 @@ def load_checkpoint(path: str) -> dict:
             raise bad(f"{key} must be a list of {len(names)} finite numbers")
     if any(v < 0 for v in state["sigma"]):
         raise bad("sigma values must not be negative")
+    problem = _counters_and_results_problem(state)
+    if problem:
+        raise bad(problem)
+    return state
+
+
+def _counters_and_results_problem(state: dict) -> str | None:
+    """What is wrong with a checkpoint's generation and seed, best sample, history and unfinished generation."""
     for key in ("generation", "rng"):
         if type(state[key]) is not int or state[key] < 0:
-            raise bad(f"{key} must be a whole number, 0 or more")
+            return f"{key} must be a whole number, 0 or more"
     best = state["best"]
     if best is not None and not (isinstance(best, dict) and _number(best.get("score"))
                                  and isinstance(best.get("weights"), dict)
                                  and all(_number(v) for v in best["weights"].values())):
-        raise bad("best must be null or {score, weights}")
+        return "best must be null or {score, weights}"
     if not isinstance(state["history"], list):
-        raise bad("history must be a list")
-    partial = state.get("partial")
-    if partial is not None and not (
-            isinstance(partial, dict) and type(partial.get("generation")) is int and isinstance(partial.get("key"), list)
-            and isinstance(partial.get("fitness"), list)
-            and all(isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int and _number(pair[1])
-                    for pair in partial["fitness"])):
-        raise bad("partial must be {generation, key, fitness: [[game, fitness], ...]}")
-    return state
+        return "history must be a list"
+    if not _partial_ok(state.get("partial")):
+        return "partial must be {generation, key, fitness: [[game, fitness], ...]}"
+    return None
+
+
+def _partial_ok(partial: object) -> bool:
+    """A checkpoint's games of an unfinished generation: absent, or {generation, key, fitness: [[game, value]]}."""
+    if partial is None:
+        return True
+    if not (isinstance(partial, dict) and type(partial.get("generation")) is int
+            and isinstance(partial.get("key"), list) and isinstance(partial.get("fitness"), list)):
+        return False
+    return all(isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int and _number(pair[1])
+               for pair in partial["fitness"])
 
 
 def _writable(path: Path, what: str) -> str | None:

@@ -109,7 +109,8 @@ def test_the_local_backend_never_imports_ray(tmp_path) -> None:
     code = ("import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
             f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
             " print(status, 'ray' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True,
+                            timeout=120)
     assert result.stdout.split()[-2:] == ["0", "False"], result.stderr
 
 

@@ -162,8 +162,8 @@ print(json.dumps({"same": results == expected, "games": len(results), "killed_af
 
 
 def test_a_lost_actor_is_restarted_and_its_games_played_again_but_a_task_error_stops_the_run() -> None:
-    result = subprocess.run([sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run([sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {"same": True, "games": 16, "killed_after": 2,
