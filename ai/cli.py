@@ -20,8 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--piece", required=True, help="piece letter: I J L O S T Z")
     parser.add_argument("--kicks", default="srs", help="rotation system: srs, srs+, none, nrs or a kick file")
     parser.add_argument("--180", dest="allow_180", action="store_true", help="allow 180-degree rotation")
-    parser.add_argument("--drop", choices=("softdrop", "harddrop"), default="softdrop",
-                        help="softdrop: full search (tucks, spins); harddrop: moves above the stack only")
+    parser.add_argument(
+        "--drop",
+        choices=("softdrop", "harddrop"),
+        default="softdrop",
+        help="softdrop: full search (tucks, spins); harddrop: moves above the stack only",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
 
@@ -68,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
-    print(f"{len(rows)} placements of {piece.name} ({rules.rotation.name}, {args.drop}"
-          f"{', 180' if args.allow_180 else ''})")
+    print(
+        f"{len(rows)} placements of {piece.name} ({rules.rotation.name}, {args.drop}"
+        f"{', 180' if args.allow_180 else ''})"
+    )
     print(f"{'orientation':<12}{'x':>3}{'y':>4}  {'spin':<5} inputs")
     for row in rows:
         print(f"{row['orientation']:<12}{row['x']:>3}{row['y']:>4}  {row['spin']:<5} {' '.join(row['inputs'])}")

@@ -14,12 +14,18 @@ import sys
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", metavar="FUMEN", help="the field as a fumen code (default: empty)")
-    parser.add_argument("--queue", metavar="PIECES", required=True,
-                        help="the piece in play, then the previews, e.g. TIJLSZ")
+    parser.add_argument(
+        "--queue", metavar="PIECES", required=True, help="the piece in play, then the previews, e.g. TIJLSZ"
+    )
     parser.add_argument("--hold", metavar="PIECE", help="the piece in the hold slot (default: empty)")
     parser.add_argument("--hold-spent", action="store_true", help="hold was already used for the piece in play")
-    parser.add_argument("--bag-offset", type=int, default=0, metavar="K",
-                        help="pieces of the current 7-bag dealt before the piece in play, 0..6 (default 0)")
+    parser.add_argument(
+        "--bag-offset",
+        type=int,
+        default=0,
+        metavar="K",
+        help="pieces of the current 7-bag dealt before the piece in play, 0..6 (default 0)",
+    )
     parser.add_argument("--mode", choices=("pc", "hint"), default="pc", help="the PC panel or the engine's hint")
     parser.add_argument("--kicks", default="srs", metavar="srs|srs+|none|nrs|FILE", help="kick table (default srs)")
     parser.add_argument("--no-180", action="store_true", help="no 180° rotation (the app allows it by default)")
@@ -39,7 +45,7 @@ def bag_state(queue: list, offset: int) -> tuple:
     if not 0 <= offset <= 6:
         raise CoachInputError(f"--bag-offset must be 0..6, got {offset}")
     first = 7 - offset  # queue pieces that belong to the piece in play's bag
-    chunks = [queue[:first]] + [queue[i:i + 7] for i in range(first, len(queue), 7)]
+    chunks = [queue[:first]] + [queue[i : i + 7] for i in range(first, len(queue), 7)]
     for number, chunk in enumerate(chunks):
         if len(set(chunk)) != len(chunk):
             letters = "".join(p.name for p in chunk)
@@ -48,8 +54,10 @@ def bag_state(queue: list, offset: int) -> tuple:
         if len(queue) == first:
             return ()
         if offset > 0:
-            raise CoachInputError(f"the queue ends before its bag does and {offset} earlier pieces of that bag are "
-                                  "unknown: give more previews or --bag-offset 0")
+            raise CoachInputError(
+                f"the queue ends before its bag does and {offset} earlier pieces of that bag are "
+                "unknown: give more previews or --bag-offset 0"
+            )
         return tuple(sorted(set(Piece) - set(queue)))
     last = chunks[-1]
     return () if len(last) == 7 else tuple(sorted(set(Piece) - set(last)))
@@ -83,8 +91,18 @@ def build_snapshot(args: argparse.Namespace):
         raise CoachInputError(str(error)) from None
     if not 1 <= args.lines <= 6:
         raise CoachInputError(f"--lines must be 1..6, got {args.lines}")
-    return Snapshot(board=board, current=queue[0], queue=tuple(queue[1:]), hold=hold, hold_used=args.hold_spent,
-                    b2b=0, combo=0, rules=rules, randomizer="7bag", randomizer_state=bag_state(queue, args.bag_offset))
+    return Snapshot(
+        board=board,
+        current=queue[0],
+        queue=tuple(queue[1:]),
+        hold=hold,
+        hold_used=args.hold_spent,
+        b2b=0,
+        combo=0,
+        rules=rules,
+        randomizer="7bag",
+        randomizer_state=bag_state(queue, args.bag_offset),
+    )
 
 
 def ask(request) -> list:
@@ -101,9 +119,16 @@ def _move_json(move) -> dict | None:
 
     if move is None:
         return None
-    return {"piece": move.piece.name, "orientation": move.rotation.tbp_name, "x": move.x, "y": move.y,
-            "hold": move.hold, "spin": move.spin.name.lower(),
-            "keys": [k.name.lower() for k in move.keys], "key_labels": key_labels(move, glyphs=False)}
+    return {
+        "piece": move.piece.name,
+        "orientation": move.rotation.tbp_name,
+        "x": move.x,
+        "y": move.y,
+        "hold": move.hold,
+        "spin": move.spin.name.lower(),
+        "keys": [k.name.lower() for k in move.keys],
+        "key_labels": key_labels(move, glyphs=False),
+    }
 
 
 def pc_report(snapshot, lines: int) -> dict:
@@ -122,8 +147,10 @@ def pc_report(snapshot, lines: int) -> dict:
         "headline": panel.headline,
         "advice": panel.advice,
         "first_move": _move_json(panel.first_move),
-        "overlay": [{"number": i + 1, "piece": Piece(piece).name, "cells": [list(c) for c in cells]}
-                    for i, (piece, cells) in enumerate(panel.overlay)],
+        "overlay": [
+            {"number": i + 1, "piece": Piece(piece).name, "cells": [list(c) for c in cells]}
+            for i, (piece, cells) in enumerate(panel.overlay)
+        ],
         "lines": answer.lines if answer is not None else None,
     }
 
@@ -133,8 +160,12 @@ def hint_report(snapshot) -> dict:
 
     answers = [a for a in ask(SuggestRequest(1, snapshot, budget_ms=50.0)) if getattr(a, "final", False)]
     move = answers[-1].move if answers else None
-    return {"mode": "hint", "placement": _move_json(move), "hold": bool(move and move.hold),
-            "advice": move_advice(move) if move is not None else "no legal placement (top-out)"}
+    return {
+        "mode": "hint",
+        "placement": _move_json(move),
+        "hold": bool(move and move.hold),
+        "advice": move_advice(move) if move is not None else "no legal placement (top-out)",
+    }
 
 
 def _text(report: dict) -> str:
@@ -142,15 +173,16 @@ def _text(report: dict) -> str:
         p = report["placement"]
         if p is None:
             return report["advice"]
-        return (f"{report['advice']}: {p['orientation']} at x={p['x']}, y={p['y']}\n"
-                f"keys: {' '.join(p['key_labels'])}")
+        return f"{report['advice']}: {p['orientation']} at x={p['x']}, y={p['y']}\nkeys: {' '.join(p['key_labels'])}"
     lines = [report["headline"]]
     if report["advice"]:
         lines.append(report["advice"])
     first = report["first_move"]
     if first is not None:
-        lines.append(f"  {first['piece']} {first['orientation']} at x={first['x']}, y={first['y']}; "
-                     f"keys: {' '.join(first['key_labels'])}")
+        lines.append(
+            f"  {first['piece']} {first['orientation']} at x={first['x']}, y={first['y']}; "
+            f"keys: {' '.join(first['key_labels'])}"
+        )
     lines.append(report["chance_text"])
     for piece in report["overlay"]:
         cells = " ".join(f"({x},{y})" for x, y in piece["cells"])

@@ -47,14 +47,40 @@ from game.scoring import LockResult
 _FIELD_ROWS = 20  # row transitions are counted over the visible field
 
 BOARD_FEATURES = (
-    "row_transitions", "column_transitions", "holes", "wells", "hole_depth", "rows_with_holes",
-    "bumpiness", "aggregate_height", "max_height", "tsd_slots", "tst_slots", "tslot_shapes", "well_depth",
-    "top_half", "top_quarter",
+    "row_transitions",
+    "column_transitions",
+    "holes",
+    "wells",
+    "hole_depth",
+    "rows_with_holes",
+    "bumpiness",
+    "aggregate_height",
+    "max_height",
+    "tsd_slots",
+    "tst_slots",
+    "tslot_shapes",
+    "well_depth",
+    "top_half",
+    "top_quarter",
 )
 MOVE_FEATURES = (
-    "landing_height", "eroded_cells", "lines", "clear1", "clear2", "clear3", "clear4",
-    "tspin_mini", "tspin1", "tspin2", "tspin3", "perfect_clear", "attack", "b2b_chain", "b2b_break",
-    "combo", "wasted_t",
+    "landing_height",
+    "eroded_cells",
+    "lines",
+    "clear1",
+    "clear2",
+    "clear3",
+    "clear4",
+    "tspin_mini",
+    "tspin1",
+    "tspin2",
+    "tspin3",
+    "perfect_clear",
+    "attack",
+    "b2b_chain",
+    "b2b_break",
+    "combo",
+    "wasted_t",
 )
 ALL_FEATURES = BOARD_FEATURES + MOVE_FEATURES
 
@@ -103,9 +129,14 @@ def _t_shapes(rows: list[int], top: int) -> int:
         above = rows[y + 1]
         empty = 1023 ^ row
         shape = (
-            empty & (empty << 1) & (empty >> 1)  # x-1, x, x+1 open
-            & ~below & (below << 1) & (below >> 1)  # stem hole, both bottom corners filled
-            & ((above << 1) | (above >> 1)) & ~above  # an overhang corner, the centre column open above
+            empty
+            & (empty << 1)
+            & (empty >> 1)  # x-1, x, x+1 open
+            & ~below
+            & (below << 1)
+            & (below >> 1)  # stem hole, both bottom corners filled
+            & ((above << 1) | (above >> 1))
+            & ~above  # an overhang corner, the centre column open above
             & 0x1FE
         )
         while shape:
@@ -136,8 +167,11 @@ def board_features(bits: Bitboard) -> dict[str, float]:
     field = _ROWS_BELOW[field_rows]
     # Row transitions: inside each row, plus an empty cell against either wall.
     empty = field & ~bits
-    row_trans = ((bits ^ (bits >> 1)) & _INNER & field).bit_count() + (empty & _COL_MASKS[0]).bit_count() \
+    row_trans = (
+        ((bits ^ (bits >> 1)) & _INNER & field).bit_count()
+        + (empty & _COL_MASKS[0]).bit_count()
         + (empty & _COL_MASKS[9]).bit_count()
+    )
     # Column transitions: each cell against the one below it, the floor counting as filled.
     col_trans = (bits ^ ((bits << 10) | 1023)).bit_count()
     # Cells with a filled cell somewhere above (smear the field downwards in log steps).
@@ -306,9 +340,7 @@ class LinearEvaluator:
         return value
 
 
-_MID_HEIGHT = {
-    key: (min(dy for _, dy in cells) + max(dy for _, dy in cells)) / 2 for key, cells in SHAPES.items()
-}
+_MID_HEIGHT = {key: (min(dy for _, dy in cells) + max(dy for _, dy in cells)) / 2 for key, cells in SHAPES.items()}
 _CELL_ROWS = {key: tuple(dy for _, dy in cells) for key, cells in SHAPES.items()}
 _TSPIN_KEYS = ("", "tspin1", "tspin2", "tspin3")
 _CLEAR_KEYS = ("", "clear1", "clear2", "clear3", "clear4")

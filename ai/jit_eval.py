@@ -43,8 +43,9 @@ def _popcounts() -> np.ndarray:
 
 def _row_transition_table(pop: np.ndarray) -> np.ndarray:
     # Changes between neighbouring cells of the row, plus an empty end cell against its (filled) wall.
-    return np.array([pop[(r ^ (r >> 1)) & 511] + (r & 1 == 0) + ((r >> 9) & 1 == 0) for r in range(1024)],
-                    dtype=np.int64)
+    return np.array(
+        [pop[(r ^ (r >> 1)) & 511] + (r & 1 == 0) + ((r >> 9) & 1 == 0) for r in range(1024)], dtype=np.int64
+    )
 
 
 _POP = _popcounts()  # frozen into the compiled code as constants
@@ -76,8 +77,14 @@ def _load_rows(buf, base, rows):
 @njit(cache=True, nogil=True, inline="always")
 def _sliced_sum(p0, p1, p2, p3, p4, p5, mask):
     """Sum over the columns in mask of the 6-bit counters held bit-sliced in p0..p5."""
-    return (_POP[p0 & mask] + 2 * _POP[p1 & mask] + 4 * _POP[p2 & mask] + 8 * _POP[p3 & mask]
-            + 16 * _POP[p4 & mask] + 32 * _POP[p5 & mask])
+    return (
+        _POP[p0 & mask]
+        + 2 * _POP[p1 & mask]
+        + 4 * _POP[p2 & mask]
+        + 8 * _POP[p3 & mask]
+        + 16 * _POP[p4 & mask]
+        + 32 * _POP[p5 & mask]
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -116,10 +123,17 @@ def _t_shapes(rows, top):
         below = rows[y - 1]
         above = rows[y + 1]
         empty = 1023 ^ row
-        shape = (empty & (empty << 1) & (empty >> 1)
-                 & ~below & (below << 1) & (below >> 1)
-                 & ((above << 1) | (above >> 1)) & ~above
-                 & 0x1FE)
+        shape = (
+            empty
+            & (empty << 1)
+            & (empty >> 1)
+            & ~below
+            & (below << 1)
+            & (below >> 1)
+            & ((above << 1) | (above >> 1))
+            & ~above
+            & 0x1FE
+        )
         while shape != 0:
             low = shape & -shape
             shape ^= low
@@ -167,23 +181,48 @@ def _features(buf, base, rows, heights):
             rows_with_holes += 1
             hole_depth += _sliced_sum(a0, a1, a2, a3, a4, a5, hole)
         carry = r  # add this row's filled cells to the "filled above" counters (of the rows below)
-        t = a0 & carry; a0 ^= carry; carry = t
-        t = a1 & carry; a1 ^= carry; carry = t
-        t = a2 & carry; a2 ^= carry; carry = t
-        t = a3 & carry; a3 ^= carry; carry = t
-        t = a4 & carry; a4 ^= carry; carry = t
+        t = a0 & carry
+        a0 ^= carry
+        carry = t
+        t = a1 & carry
+        a1 ^= carry
+        carry = t
+        t = a2 & carry
+        a2 ^= carry
+        carry = t
+        t = a3 & carry
+        a3 ^= carry
+        carry = t
+        t = a4 & carry
+        a4 ^= carry
+        carry = t
         a5 ^= carry
         solid = r | cover
         # Well cell: open (above its column's top) with both neighbours filled, walls counting as filled.
         well = ~solid & ((r << 1) | 1) & ((r >> 1) | 512) & 1023
         if well != 0 or (w0 | w1 | w2 | w3 | w4 | w5) != 0:
-            w0 &= well; w1 &= well; w2 &= well; w3 &= well; w4 &= well; w5 &= well
+            w0 &= well
+            w1 &= well
+            w2 &= well
+            w3 &= well
+            w4 &= well
+            w5 &= well
             carry = well
-            t = w0 & carry; w0 ^= carry; carry = t
-            t = w1 & carry; w1 ^= carry; carry = t
-            t = w2 & carry; w2 ^= carry; carry = t
-            t = w3 & carry; w3 ^= carry; carry = t
-            t = w4 & carry; w4 ^= carry; carry = t
+            t = w0 & carry
+            w0 ^= carry
+            carry = t
+            t = w1 & carry
+            w1 ^= carry
+            carry = t
+            t = w2 & carry
+            w2 ^= carry
+            carry = t
+            t = w3 & carry
+            w3 ^= carry
+            carry = t
+            t = w4 & carry
+            w4 ^= carry
+            carry = t
             w5 ^= carry
             wells += _sliced_sum(w0, w1, w2, w3, w4, w5, 1023)
         fresh = r & ~seen
@@ -212,8 +251,23 @@ def _features(buf, base, rows, heights):
     while well_depth < 4 and y < top and rows[y] == want:
         well_depth += 1
         y += 1
-    return (row_trans, col_trans, holes, wells, hole_depth, rows_with_holes, bumpiness, aggregate, top,
-            tsd, tst, shapes, well_depth, top_half, top_quarter)
+    return (
+        row_trans,
+        col_trans,
+        holes,
+        wells,
+        hole_depth,
+        rows_with_holes,
+        bumpiness,
+        aggregate,
+        top,
+        tsd,
+        tst,
+        shapes,
+        well_depth,
+        top_half,
+        top_quarter,
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")

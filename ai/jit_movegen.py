@@ -365,26 +365,20 @@ def _run(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_
     return tables, codes
 
 
-def placements(
-    bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool = True
-) -> list[tuple[int, int, int, int]]:
+def placements(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool = True) -> list[tuple[int, int, int, int]]:
     """(rotation, x, y, spin) per distinct (cells, spin) placement: the same set as game.movegen.generate_raw
     (spin as int(Spin)); [] if the piece cannot spawn. Unordered."""
     return list(map(_DECODE.__getitem__, _run(bits, piece, rules, soft_drop)[1].tolist()))
 
 
-def generate_raw(
-    board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True
-) -> list[RawPlacement]:
+def generate_raw(board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True) -> list[RawPlacement]:
     """`placements` as game.movegen.RawPlacement values (keys = -1: not counted; canon = game.movegen's id)."""
     bits = board.bits if isinstance(board, Board) else board
     tables, codes = _run(bits, piece, rules, soft_drop)
     canon = tables.canon_ids
     spins = _SPINS
     decode = _DECODE
-    return [
-        RawPlacement(*decode[code][:3], spins[code & 3], -1, canon[code >> 2]) for code in codes.tolist()
-    ]
+    return [RawPlacement(*decode[code][:3], spins[code & 3], -1, canon[code >> 2]) for code in codes.tolist()]
 
 
 def warm_up() -> None:

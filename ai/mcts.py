@@ -38,8 +38,9 @@ class MctsEngine(BeamEngine):
 
     name = "mcts"
 
-    def __init__(self, *args, exploration: float = 0.7, rollout_depth: int = 2, rollout_epsilon: float = 0.1,
-                 **kwargs) -> None:
+    def __init__(
+        self, *args, exploration: float = 0.7, rollout_depth: int = 2, rollout_epsilon: float = 0.1, **kwargs
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.exploration = exploration
         self.rollout_depth = rollout_depth
@@ -95,9 +96,20 @@ class MctsEngine(BeamEngine):
         raw, hold_used, piece = best_tree.node.first
         placement = self._placement_of(state.board.bits, piece, raw)
         score = best_tree.total / best_tree.visits if best_tree.visits else best_tree.node.value
-        return Suggestion(placement, hold_used, placement.keys, score,
-                          {"iterations": iterations, "visits": best_tree.visits, "stopped": stopped,
-                           "ms": (time.perf_counter() - started) * 1000, "engine": self.name, "panic": panic})
+        return Suggestion(
+            placement,
+            hold_used,
+            placement.keys,
+            score,
+            {
+                "iterations": iterations,
+                "visits": best_tree.visits,
+                "stopped": stopped,
+                "ms": (time.perf_counter() - started) * 1000,
+                "engine": self.name,
+                "panic": panic,
+            },
+        )
 
     # --- one iteration ------------------------------------------------------------------------------------------
     def _note(self, value: float) -> None:

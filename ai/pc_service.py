@@ -38,8 +38,11 @@ def candidate_lines(board: Board, preferred: int) -> list[int]:
     if it is among them. Empty when no PC of up to 6 lines fits."""
     cells = board.cell_count()
     height = board.height()
-    possible = [lines for lines in range(max(height, 1), MAX_LINES + 1)
-                if (WIDTH * lines - cells) % 4 == 0 and WIDTH * lines > cells]
+    possible = [
+        lines
+        for lines in range(max(height, 1), MAX_LINES + 1)
+        if (WIDTH * lines - cells) % 4 == 0 and WIDTH * lines > cells
+    ]
     return possible[:1] + [preferred] if preferred in possible[1:] else possible[:2]
 
 
@@ -96,8 +99,17 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
     board, rules = snapshot.board, snapshot.rules
     queue = (snapshot.current, *snapshot.queue)
     if not hold_spent(snapshot):
-        result = solve(board, queue, hold=snapshot.hold, use_hold=rules.hold, rules=rules, soft_drop=soft_drop,
-                       lines=lines, budget_ms=budget_ms, verify=False)
+        result = solve(
+            board,
+            queue,
+            hold=snapshot.hold,
+            use_hold=rules.hold,
+            rules=rules,
+            soft_drop=soft_drop,
+            lines=lines,
+            budget_ms=budget_ms,
+            verify=False,
+        )
         return (result.solutions[0] if result.solutions else None), result.truncated
     # Hold is spent: the piece in play goes first, then the usual search with the hold slot as it is.
     started = time.perf_counter()
@@ -109,8 +121,17 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
             return Solution((first,), snapshot.hold), False
         spent = (time.perf_counter() - started) * 1000
         left = None if budget_ms is None else max(1.0, budget_ms - spent)
-        result = solve(child.field, snapshot.queue, hold=snapshot.hold, use_hold=True, rules=rules,
-                       soft_drop=soft_drop, lines=child.h, budget_ms=left, verify=False)
+        result = solve(
+            child.field,
+            snapshot.queue,
+            hold=snapshot.hold,
+            use_hold=True,
+            rules=rules,
+            soft_drop=soft_drop,
+            lines=child.h,
+            budget_ms=left,
+            verify=False,
+        )
         truncated |= result.truncated
         if result.solutions:
             rest = result.solutions[0]
@@ -122,15 +143,31 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
 
 def chance_of(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: float | None) -> ChanceResult:
     """pc_chance for the position as the player has it (hold spent or not)."""
-    return pc_chance(snapshot.board, snapshot.current, list(snapshot.queue), snapshot.hold,
-                     snapshot.randomizer_state, make_randomizer(snapshot.randomizer, 0), snapshot.rules, lines,
-                     budget_ms=budget_ms, soft_drop=soft_drop, use_hold=snapshot.rules.hold,
-                     hold_spent=hold_spent(snapshot))
+    return pc_chance(
+        snapshot.board,
+        snapshot.current,
+        list(snapshot.queue),
+        snapshot.hold,
+        snapshot.randomizer_state,
+        make_randomizer(snapshot.randomizer, 0),
+        snapshot.rules,
+        lines,
+        budget_ms=budget_ms,
+        soft_drop=soft_drop,
+        use_hold=snapshot.rules.hold,
+        hold_spent=hold_spent(snapshot),
+    )
 
 
-def exact_chance(snapshot: Snapshot, lines: int, *, soft_drop: bool, first_budget_ms: float,
-                 should_stop: Callable[[], bool] = lambda: False,
-                 limit_ms: float = CHANCE_LIMIT_MS) -> ChanceResult | None:
+def exact_chance(
+    snapshot: Snapshot,
+    lines: int,
+    *,
+    soft_drop: bool,
+    first_budget_ms: float,
+    should_stop: Callable[[], bool] = lambda: False,
+    limit_ms: float = CHANCE_LIMIT_MS,
+) -> ChanceResult | None:
     """The chance, searched with a growing budget until it is exact (or sampled: as good as it gets).
 
     None when it could not be finished within `limit_ms` or the caller asked to stop."""
@@ -160,8 +197,15 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     soft_drop = request.drop != "harddrop"
     candidates = candidate_lines(board, request.lines)
     if not candidates:
-        send(PcAnswer(request.generation, solvable=False, chance=0.0, note="no perfect clear fits this stack",
-                      elapsed_ms=elapsed()))
+        send(
+            PcAnswer(
+                request.generation,
+                solvable=False,
+                chance=0.0,
+                note="no perfect clear fits this stack",
+                elapsed_ms=elapsed(),
+            )
+        )
         return
     solution: Solution | None = None
     truncated = False
@@ -169,8 +213,9 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     lines = request.lines if request.lines in candidates else candidates[0]
     for height in candidates:  # the lowest PC the known pieces can finish wins
         try:
-            found, cut = solve_position(snapshot, height, soft_drop=soft_drop,
-                                        budget_ms=max(1.0, request.budget_ms - elapsed()))
+            found, cut = solve_position(
+                snapshot, height, soft_drop=soft_drop, budget_ms=max(1.0, request.budget_ms - elapsed())
+            )
         except PCInputError as error:
             send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error), elapsed_ms=elapsed()))
             return
@@ -181,26 +226,70 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     overlay = overlay_cells(board, solution.steps) if solution else ()
     first = (step_move(board, solution.steps[0], snapshot.rules, soft_drop),) if solution else ()
     note = f"{lines}-line PC" + (" (search cut short)" if truncated and not solution else "")
-    answer = PcAnswer(request.generation, solvable=solution is not None, solution=first, overlay=overlay,
-                      final=not request.want_chance, note=note, elapsed_ms=elapsed(), lines=lines)
+    answer = PcAnswer(
+        request.generation,
+        solvable=solution is not None,
+        solution=first,
+        overlay=overlay,
+        final=not request.want_chance,
+        note=note,
+        elapsed_ms=elapsed(),
+        lines=lines,
+    )
     send(answer)
     if not request.want_chance or should_stop():
         return
     try:
-        chance = exact_chance(snapshot, lines, soft_drop=soft_drop,
-                              first_budget_ms=max(1.0, request.budget_ms - elapsed()), should_stop=should_stop)
+        chance = exact_chance(
+            snapshot,
+            lines,
+            soft_drop=soft_drop,
+            first_budget_ms=max(1.0, request.budget_ms - elapsed()),
+            should_stop=should_stop,
+        )
     except (PCInputError, ValueError) as error:
-        send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay, chance=None,
-                      note=f"{note}; chance unavailable: {error}", elapsed_ms=elapsed(), lines=lines))
+        send(
+            PcAnswer(
+                request.generation,
+                solvable=answer.solvable,
+                solution=first,
+                overlay=overlay,
+                chance=None,
+                note=f"{note}; chance unavailable: {error}",
+                elapsed_ms=elapsed(),
+                lines=lines,
+            )
+        )
         return
     if chance is None:
         if should_stop():
             return  # a newer question is waiting; this one is dropped
-        send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay, chance=None,
-                      note=f"{note}; chance not computed: too many continuations to search in time",
-                      elapsed_ms=elapsed(), lines=lines))
+        send(
+            PcAnswer(
+                request.generation,
+                solvable=answer.solvable,
+                solution=first,
+                overlay=overlay,
+                chance=None,
+                note=f"{note}; chance not computed: too many continuations to search in time",
+                elapsed_ms=elapsed(),
+                lines=lines,
+            )
+        )
         return
     best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
-    send(PcAnswer(request.generation, solvable=answer.solvable, solution=first, overlay=overlay,
-                  chance=chance.chance, estimate=chance.sampled, best_next=best, final=True,
-                  note=note + (" (estimate)" if chance.sampled else ""), elapsed_ms=elapsed(), lines=lines))
+    send(
+        PcAnswer(
+            request.generation,
+            solvable=answer.solvable,
+            solution=first,
+            overlay=overlay,
+            chance=chance.chance,
+            estimate=chance.sampled,
+            best_next=best,
+            final=True,
+            note=note + (" (estimate)" if chance.sampled else ""),
+            elapsed_ms=elapsed(),
+            lines=lines,
+        )
+    )

@@ -142,8 +142,6 @@ class WorkerFailure:
     message: str
 
 
-
-
 @dataclass
 class Generations:
     """Hands out increasing ids and tells whether an answer is still current, per request kind."""
@@ -181,14 +179,39 @@ class PcPanel:
         return {"possible": True, "impossible": False, "lost": False}.get(self.status)
 
 
-KEY_GLYPHS = {Key.LEFT: "←", Key.RIGHT: "→", Key.DAS_LEFT: "⇤", Key.DAS_RIGHT: "⇥", Key.CW: "↻", Key.CCW: "↺",
-              Key.FLIP: "180", Key.SOFT_DROP: "↓", Key.HARD_DROP: "⤓"}
-KEY_ASCII = {Key.LEFT: "<", Key.RIGHT: ">", Key.DAS_LEFT: "|<", Key.DAS_RIGHT: ">|", Key.CW: "CW", Key.CCW: "CCW",
-             Key.FLIP: "180", Key.SOFT_DROP: "v", Key.HARD_DROP: "DROP"}
-KEY_MEANINGS = {Key.LEFT: "move left", Key.RIGHT: "move right", Key.DAS_LEFT: "slide to the left wall",
-                Key.DAS_RIGHT: "slide to the right wall", Key.CW: "rotate clockwise",
-                Key.CCW: "rotate counter-clockwise", Key.FLIP: "rotate 180°", Key.SOFT_DROP: "soft drop to the floor",
-                Key.HARD_DROP: "hard drop"}
+KEY_GLYPHS = {
+    Key.LEFT: "←",
+    Key.RIGHT: "→",
+    Key.DAS_LEFT: "⇤",
+    Key.DAS_RIGHT: "⇥",
+    Key.CW: "↻",
+    Key.CCW: "↺",
+    Key.FLIP: "180",
+    Key.SOFT_DROP: "↓",
+    Key.HARD_DROP: "⤓",
+}
+KEY_ASCII = {
+    Key.LEFT: "<",
+    Key.RIGHT: ">",
+    Key.DAS_LEFT: "|<",
+    Key.DAS_RIGHT: ">|",
+    Key.CW: "CW",
+    Key.CCW: "CCW",
+    Key.FLIP: "180",
+    Key.SOFT_DROP: "v",
+    Key.HARD_DROP: "DROP",
+}
+KEY_MEANINGS = {
+    Key.LEFT: "move left",
+    Key.RIGHT: "move right",
+    Key.DAS_LEFT: "slide to the left wall",
+    Key.DAS_RIGHT: "slide to the right wall",
+    Key.CW: "rotate clockwise",
+    Key.CCW: "rotate counter-clockwise",
+    Key.FLIP: "rotate 180°",
+    Key.SOFT_DROP: "soft drop to the floor",
+    Key.HARD_DROP: "hard drop",
+}
 
 
 def key_labels(move: Move, glyphs: bool = True) -> list[str]:
@@ -219,8 +242,15 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
     if answer.solvable and answer.solution:
         first = answer.solution[0]
         count = len(answer.overlay) or len(answer.solution)
-        return PcPanel("possible", f"PC in {pieces_text(count)}", f"{move_advice(first)} (1)", answer.chance,
-                       chance_text, first, answer.overlay)
+        return PcPanel(
+            "possible",
+            f"PC in {pieces_text(count)}",
+            f"{move_advice(first)} (1)",
+            answer.chance,
+            chance_text,
+            first,
+            answer.overlay,
+        )
     if answer.impossible:
         return PcPanel("impossible", "PC not possible from here", "", 0.0, chance_text, None, ())
     if answer.chance is not None and answer.chance > 0:
@@ -305,8 +335,15 @@ def build_panel(answer: BuildAnswer | None) -> PcPanel:
         return PcPanel("possible", "built", "", None, "", None, ())
     if answer.buildable and answer.solution:
         first = answer.solution[0]
-        return PcPanel("possible", f"next {pieces_text(len(answer.overlay))} shown", f"{move_advice(first)} (1)",
-                       answer.chance, chance_text, first, answer.overlay)
+        return PcPanel(
+            "possible",
+            f"next {pieces_text(len(answer.overlay))} shown",
+            f"{move_advice(first)} (1)",
+            answer.chance,
+            chance_text,
+            first,
+            answer.overlay,
+        )
     return PcPanel("impossible", "cannot be built from here, whatever comes", "", 0.0, chance_text, None, ())
 
 

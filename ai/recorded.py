@@ -34,8 +34,15 @@ class RecordedGame:
     topped_out: bool
 
 
-def play_recorded(player: str = "beam", seed: int = 0, *, max_pieces: int = 100, budget: Budget | None = None,
-                  weights: str = "modern", config: GameConfig | None = None) -> RecordedGame:
+def play_recorded(
+    player: str = "beam",
+    seed: int = 0,
+    *,
+    max_pieces: int = 100,
+    budget: Budget | None = None,
+    weights: str = "modern",
+    config: GameConfig | None = None,
+) -> RecordedGame:
     """One seeded game of `player` until `max_pieces` placements or a top-out, as a replay."""
     if player not in PLAYERS:
         raise ValueError(f"unknown player {player!r} (choose {', '.join(PLAYERS)})")
@@ -48,8 +55,16 @@ def play_recorded(player: str = "beam", seed: int = 0, *, max_pieces: int = 100,
         engine = make_engine("beam", rules=rules, evaluator=weights, soft_drop=True, seed=seed, depth=2)
         budget = budget or Budget(time_ms=None, depth=2)
     elif player == "greedy":
-        engine = make_engine("beam", rules=rules, evaluator=weights, soft_drop=True, seed=seed, depth=1,
-                             use_hold=False, panic_evaluator=None)
+        engine = make_engine(
+            "beam",
+            rules=rules,
+            evaluator=weights,
+            soft_drop=True,
+            seed=seed,
+            depth=1,
+            use_hold=False,
+            panic_evaluator=None,
+        )
         budget = budget or Budget(time_ms=None, depth=1)
     chooser = random.Random(seed ^ 0x7E57)
     while game.stats.pieces < max_pieces and not game.over:
@@ -58,8 +73,17 @@ def play_recorded(player: str = "beam", seed: int = 0, *, max_pieces: int = 100,
             game.tick(0)
             continue
         if engine is not None:
-            state = SearchState(game.board, active.piece, game.hold, tuple(game.preview()), game.b2b, game.combo,
-                                game.future_state(), game.config.randomizer, not game.hold_used)
+            state = SearchState(
+                game.board,
+                active.piece,
+                game.hold,
+                tuple(game.preview()),
+                game.b2b,
+                game.combo,
+                game.future_state(),
+                game.config.randomizer,
+                not game.hold_used,
+            )
             found = engine.suggest(state, budget)
             if found is None:
                 break

@@ -110,13 +110,29 @@ class Turn:
     finesse_faults: int
 
     def search_state(self) -> SearchState:
-        return SearchState(self.board, self.current, self.hold, self.queue, self.b2b, self.combo, self.bag_state,
-                           self.randomizer, self.hold_available)
+        return SearchState(
+            self.board,
+            self.current,
+            self.hold,
+            self.queue,
+            self.b2b,
+            self.combo,
+            self.bag_state,
+            self.randomizer,
+            self.hold_available,
+        )
 
 
-_PRESS_LABELS = ((Button.HOLD, "HOLD"), (Button.LEFT, "←"), (Button.RIGHT, "→"), (Button.ROTATE_CW, "↻"),
-                 (Button.ROTATE_CCW, "↺"), (Button.ROTATE_180, "180"), (Button.SOFT_DROP, "↓"),
-                 (Button.HARD_DROP, "⤓"))
+_PRESS_LABELS = (
+    (Button.HOLD, "HOLD"),
+    (Button.LEFT, "←"),
+    (Button.RIGHT, "→"),
+    (Button.ROTATE_CW, "↻"),
+    (Button.ROTATE_CCW, "↺"),
+    (Button.ROTATE_180, "180"),
+    (Button.SOFT_DROP, "↓"),
+    (Button.HARD_DROP, "⤓"),
+)
 
 
 def _presses(buttons: int, before: int) -> list[str]:
@@ -147,7 +163,7 @@ def turns_of(replay: Replay) -> list[Turn]:
             if isinstance(event, Held):
                 held = True
             elif isinstance(event, Locked) and start is not None:
-                del turns[game.stats.pieces - 1:]
+                del turns[game.stats.pieces - 1 :]
                 undone.clear()
                 turns.append(_turn(game, start, event, board_before, held, tuple(presses)))
                 start = None
@@ -163,23 +179,49 @@ def turns_of(replay: Replay) -> list[Turn]:
 def _position(game: Game) -> dict[str, Any]:
     active = game.active
     assert active is not None
-    return {"tick": game.ticks, "board": game.board, "current": active.piece, "queue": tuple(game.preview()),
-            "hold": game.hold, "hold_available": game.rules.hold and not game.hold_used, "b2b": game.b2b,
-            "combo": game.combo, "randomizer": game.config.randomizer, "bag_state": game.future_state(),
-            "stream_pos": game.stream_pos}
+    return {
+        "tick": game.ticks,
+        "board": game.board,
+        "current": active.piece,
+        "queue": tuple(game.preview()),
+        "hold": game.hold,
+        "hold_available": game.rules.hold and not game.hold_used,
+        "b2b": game.b2b,
+        "combo": game.combo,
+        "randomizer": game.config.randomizer,
+        "bag_state": game.future_state(),
+        "stream_pos": game.stream_pos,
+    }
 
 
-def _turn(game: Game, start: dict[str, Any], event: Locked, board_before: Board, held: bool,
-          presses: tuple[str, ...]) -> Turn:
+def _turn(
+    game: Game, start: dict[str, Any], event: Locked, board_before: Board, held: bool, presses: tuple[str, ...]
+) -> Turn:
     result = event.result
-    return Turn(index=game.stats.pieces - 1, lock_tick=event.tick, **start, piece=event.piece,
-                rotation=event.rotation, x=event.x, y=event.y, spin=result.spin, held=held,
-                board_after=lock_piece(board_before, event.piece, event.rotation, event.x, event.y, result.spin,
-                                       start["b2b"], start["combo"])[0],
-                hold_after=game.hold, b2b_after=result.b2b, combo_after=result.combo, lines=result.lines,
-                perfect_clear=result.perfect_clear,
-                tspin_clear=event.piece is Piece.T and result.spin is Spin.FULL and result.lines > 0,
-                lock_out=result.lock_out, presses=presses, keys_used=event.keys, finesse_faults=event.finesse_faults)
+    return Turn(
+        index=game.stats.pieces - 1,
+        lock_tick=event.tick,
+        **start,
+        piece=event.piece,
+        rotation=event.rotation,
+        x=event.x,
+        y=event.y,
+        spin=result.spin,
+        held=held,
+        board_after=lock_piece(
+            board_before, event.piece, event.rotation, event.x, event.y, result.spin, start["b2b"], start["combo"]
+        )[0],
+        hold_after=game.hold,
+        b2b_after=result.b2b,
+        combo_after=result.combo,
+        lines=result.lines,
+        perfect_clear=result.perfect_clear,
+        tspin_clear=event.piece is Piece.T and result.spin is Spin.FULL and result.lines > 0,
+        lock_out=result.lock_out,
+        presses=presses,
+        keys_used=event.keys,
+        finesse_faults=event.finesse_faults,
+    )
 
 
 # --- the search, valuing any first placement --------------------------------------------------------------------
@@ -196,8 +238,9 @@ class ReviewEngine(BeamEngine):
         return kids
 
 
-def make_review_engine(rules, weights: str = DEFAULT_WEIGHTS, *, depth: int = DEFAULT_DEPTH,
-                       accelerate: bool = True) -> ReviewEngine:
+def make_review_engine(
+    rules, weights: str = DEFAULT_WEIGHTS, *, depth: int = DEFAULT_DEPTH, accelerate: bool = True
+) -> ReviewEngine:
     """The engine the review uses: the live hint's engine (ai.service) with its default width, at `depth`."""
     if accelerate:
         from ai.search import accelerated_modules
@@ -250,12 +293,29 @@ class PlacementReview:
     accuracy: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "tick": self.tick, "piece": self.piece, "played": self.played,
-                "best": self.best, "value_best": _round(self.value_best), "value_played": _round(self.value_played),
-                "loss": _round(self.loss), "class": self.cls, "missed": list(self.missed), "tspin": self.tspin,
-                "pc": list(self.pc), "phase": self.phase, "height": self.height, "keys": list(self.presses),
-                "finesse": self.finesse, "optimal_keys": list(self.optimal_keys), "board": list(self.board),
-                "queue": self.queue, "hold": self.hold, "accuracy": _round(self.accuracy, 2)}
+        return {
+            "index": self.index,
+            "tick": self.tick,
+            "piece": self.piece,
+            "played": self.played,
+            "best": self.best,
+            "value_best": _round(self.value_best),
+            "value_played": _round(self.value_played),
+            "loss": _round(self.loss),
+            "class": self.cls,
+            "missed": list(self.missed),
+            "tspin": self.tspin,
+            "pc": list(self.pc),
+            "phase": self.phase,
+            "height": self.height,
+            "keys": list(self.presses),
+            "finesse": self.finesse,
+            "optimal_keys": list(self.optimal_keys),
+            "board": list(self.board),
+            "queue": self.queue,
+            "hold": self.hold,
+            "accuracy": _round(self.accuracy, 2),
+        }
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -290,12 +350,20 @@ class GameReview:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": REVIEW_FORMAT, "engine": self.engine, "placements_total": self.total,
-                "accuracy": _round(self.accuracy, 2), "counts": self.counts(), "phases": self.phases(),
-                "missed": {"tspin": sum("tspin" in p.missed for p in self.placements),
-                           "pc": sum("pc" in p.missed for p in self.placements)},
-                "finesse": sum(p.finesse for p in self.placements),
-                "placements": [p.to_dict() for p in self.placements]}
+        return {
+            "format": REVIEW_FORMAT,
+            "engine": self.engine,
+            "placements_total": self.total,
+            "accuracy": _round(self.accuracy, 2),
+            "counts": self.counts(),
+            "phases": self.phases(),
+            "missed": {
+                "tspin": sum("tspin" in p.missed for p in self.placements),
+                "pc": sum("pc" in p.missed for p in self.placements),
+            },
+            "finesse": sum(p.finesse for p in self.placements),
+            "placements": [p.to_dict() for p in self.placements],
+        }
 
 
 # --- reviewing ---------------------------------------------------------------------------------------------------
@@ -310,8 +378,9 @@ def _phase(turn: Turn) -> str:
     return "opener" if turn.index < OPENER_PLACEMENTS else "midgame"
 
 
-def review_turn(engine: ReviewEngine, turn: Turn, *, next_turn: Turn | None = None, check_pc: bool = True
-                ) -> PlacementReview:
+def review_turn(
+    engine: ReviewEngine, turn: Turn, *, next_turn: Turn | None = None, check_pc: bool = True
+) -> PlacementReview:
     state = turn.search_state()
     budget = Budget(time_ms=None)
     engine.rng = random.Random(turn.index)  # ties are broken the same way every time
@@ -354,13 +423,28 @@ def review_turn(engine: ReviewEngine, turn: Turn, *, next_turn: Turn | None = No
     from ai.protocol import KEY_GLYPHS
 
     return PlacementReview(
-        index=turn.index, tick=turn.tick, piece=turn.piece.name, played=played_dict, best=best_dict,
-        value_best=value_best, value_played=value_played, loss=loss, cls=cls, missed=tuple(missed), tspin=tspin,
-        pc=pc, phase=_phase(turn), height=turn.board.height(), presses=turn.presses, finesse=turn.finesse_faults,
+        index=turn.index,
+        tick=turn.tick,
+        piece=turn.piece.name,
+        played=played_dict,
+        best=best_dict,
+        value_best=value_best,
+        value_played=value_played,
+        loss=loss,
+        cls=cls,
+        missed=tuple(missed),
+        tspin=tspin,
+        pc=pc,
+        phase=_phase(turn),
+        height=turn.board.height(),
+        presses=turn.presses,
+        finesse=turn.finesse_faults,
         optimal_keys=tuple(KEY_GLYPHS[k] for k in optimal) if optimal else (),
-        board=tuple(turn.board.to_rows(colours=False)), queue="".join(p.name for p in turn.queue),
+        board=tuple(turn.board.to_rows(colours=False)),
+        queue="".join(p.name for p in turn.queue),
         hold=turn.hold.name if turn.hold else None,
-        accuracy=placement_accuracy(loss) if loss is not None else None)
+        accuracy=placement_accuracy(loss) if loss is not None else None,
+    )
 
 
 def _missed_tspin(engine: ReviewEngine, turn: Turn) -> dict[str, Any] | None:
@@ -396,12 +480,20 @@ def _pc_solution(board: Board, queue: tuple[Piece, ...], hold: Piece | None, use
         return []
     pieces = len(queue) + (hold is not None)
     for lines in range(max(board.height(), 1), PC_MAX_LINES + 1):
-        need = (10 * lines - cells)
+        need = 10 * lines - cells
         if need <= 0 or need % 4 or need // 4 > pieces:
             continue
         try:
-            result = solve(board, list(queue), hold=hold, use_hold=use_hold, rules=rules, lines=lines,
-                           budget_ms=PC_BUDGET_MS, verify=False)
+            result = solve(
+                board,
+                list(queue),
+                hold=hold,
+                use_hold=use_hold,
+                rules=rules,
+                lines=lines,
+                budget_ms=PC_BUDGET_MS,
+                verify=False,
+            )
         except PCInputError:
             continue
         if result.solutions:
@@ -418,21 +510,39 @@ def _missed_pc(engine: ReviewEngine, turn: Turn, next_turn: Turn | None) -> tupl
     if next_turn is not None:
         consumed = next_turn.stream_pos - turn.stream_pos
         known = _pc_pieces(next_turn)[: 1 + len(turn.queue) - consumed]
-        if turn.board_after.height() <= PC_MAX_LINES and known and \
-                _pc_solution(turn.board_after, known, next_turn.hold, True, engine.rules):
+        if (
+            turn.board_after.height() <= PC_MAX_LINES
+            and known
+            and _pc_solution(turn.board_after, known, next_turn.hold, True, engine.rules)
+        ):
             return ()
     elif turn.board_after.bits == 0:
         return ()
     out = []
     for step in before:
-        out.append({"piece": step.piece.name, "orientation": step.rotation.srs_name, "x": step.x, "y": step.y,
-                    "hold": step.hold})
+        out.append(
+            {
+                "piece": step.piece.name,
+                "orientation": step.rotation.srs_name,
+                "x": step.x,
+                "y": step.y,
+                "hold": step.hold,
+            }
+        )
     return tuple(out)
 
 
-def review_turns(turns: list[Turn], rules, *, weights: str = DEFAULT_WEIGHTS, depth: int = DEFAULT_DEPTH,
-                 accelerate: bool = True, check_pc: bool = True, should_stop: Callable[[], bool] | None = None,
-                 engine: ReviewEngine | None = None) -> Iterator[PlacementReview]:
+def review_turns(
+    turns: list[Turn],
+    rules,
+    *,
+    weights: str = DEFAULT_WEIGHTS,
+    depth: int = DEFAULT_DEPTH,
+    accelerate: bool = True,
+    check_pc: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+    engine: ReviewEngine | None = None,
+) -> Iterator[PlacementReview]:
     """Review placements one by one (a generator, so callers can stream progress and stop early)."""
     engine = engine or make_review_engine(rules, weights, depth=depth, accelerate=accelerate)
     for i, turn in enumerate(turns):
@@ -441,18 +551,36 @@ def review_turns(turns: list[Turn], rules, *, weights: str = DEFAULT_WEIGHTS, de
         yield review_turn(engine, turn, next_turn=turns[i + 1] if i + 1 < len(turns) else None, check_pc=check_pc)
 
 
-def review_replay(replay: Replay, *, weights: str = DEFAULT_WEIGHTS, depth: int = DEFAULT_DEPTH,
-                  accelerate: bool = True, check_pc: bool = True,
-                  on_progress: Callable[[PlacementReview, int], None] | None = None) -> GameReview:
+def review_replay(
+    replay: Replay,
+    *,
+    weights: str = DEFAULT_WEIGHTS,
+    depth: int = DEFAULT_DEPTH,
+    accelerate: bool = True,
+    check_pc: bool = True,
+    on_progress: Callable[[PlacementReview, int], None] | None = None,
+) -> GameReview:
     turns = turns_of(replay)
     review = GameReview(engine_key(weights, depth), total=len(turns))
-    for item in review_turns(turns, replay.config.rules, weights=weights, depth=depth, accelerate=accelerate,
-                             check_pc=check_pc):
+    for item in review_turns(
+        turns, replay.config.rules, weights=weights, depth=depth, accelerate=accelerate, check_pc=check_pc
+    ):
         review.placements.append(item)
         if on_progress is not None:
             on_progress(item, len(turns))
     return review
 
 
-__all__ = ["CLASSES", "THRESHOLDS", "GameReview", "PlacementReview", "ReplayError", "Turn", "classify",
-           "engine_key", "review_replay", "review_turn", "turns_of"]
+__all__ = [
+    "CLASSES",
+    "THRESHOLDS",
+    "GameReview",
+    "PlacementReview",
+    "ReplayError",
+    "Turn",
+    "classify",
+    "engine_key",
+    "review_replay",
+    "review_turn",
+    "turns_of",
+]

@@ -18,11 +18,19 @@ MAX_DEPTH = 6
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="REPLAY_OR_RUN_ID", help="a replay file, or a run number from the history")
-    parser.add_argument("--json", action="store_true", help="per placement: played, best, loss, class, missed; "
-                        "for the game: accuracy and the counts per class")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="per placement: played, best, loss, class, missed; for the game: accuracy and the counts per class",
+    )
     parser.add_argument("--png", metavar="FILE", help="also write the evaluation graph as a PNG")
-    parser.add_argument("--depth", type=int, default=None, help=f"pieces searched per placement, 1..{MAX_DEPTH} "
-                        f"(default {MAX_DEPTH}: the piece in play and five previews)")
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        help=f"pieces searched per placement, 1..{MAX_DEPTH} "
+        f"(default {MAX_DEPTH}: the piece in play and five previews)",
+    )
     parser.add_argument("--no-pc", action="store_true", help="skip the missed-perfect-clear check (faster)")
 
 
@@ -78,19 +86,23 @@ def run(args: argparse.Namespace) -> int:
 
 def text_report(data: dict) -> str:
     accuracy = data["accuracy"]
-    lines = [f"accuracy {accuracy:.1f}%" if accuracy is not None else "accuracy: no placement could be rated",
-             "  ".join(f"{name} {count}" for name, count in data["counts"].items()),
-             f"missed T-spins {data['missed']['tspin']}  missed PCs {data['missed']['pc']}  "
-             f"finesse faults {data['finesse']}"]
+    lines = [
+        f"accuracy {accuracy:.1f}%" if accuracy is not None else "accuracy: no placement could be rated",
+        "  ".join(f"{name} {count}" for name, count in data["counts"].items()),
+        f"missed T-spins {data['missed']['tspin']}  missed PCs {data['missed']['pc']}  "
+        f"finesse faults {data['finesse']}",
+    ]
     for phase, summary in data["phases"].items():
         if summary["placements"]:
             lines.append(f"{phase:9} {summary['placements']:4} placements  accuracy {summary['accuracy']:.1f}%")
     for p in data["placements"]:
         if p["class"] in ("inaccuracy", "mistake", "blunder") or p["missed"]:
             played, best = p["played"], p["best"] or {}
-            lines.append(f"#{p['index'] + 1:<4} {p['piece']} {p['class'] or 'unrated':10} loss {p['loss']:>9}  "
-                         f"played {_where(played)}  best {_where(best) if best else '-'}"
-                         + (f"  missed {', '.join(p['missed'])}" if p["missed"] else ""))
+            lines.append(
+                f"#{p['index'] + 1:<4} {p['piece']} {p['class'] or 'unrated':10} loss {p['loss']:>9}  "
+                f"played {_where(played)}  best {_where(best) if best else '-'}"
+                + (f"  missed {', '.join(p['missed'])}" if p["missed"] else "")
+            )
     return "\n".join(lines)
 
 

@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 
 CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
-    "best": (90, 200, 120), "good": (150, 210, 150), "inaccuracy": (240, 200, 80), "mistake": (240, 140, 60),
+    "best": (90, 200, 120),
+    "good": (150, 210, 150),
+    "inaccuracy": (240, 200, 80),
+    "mistake": (240, 140, 60),
     "blunder": (230, 70, 70),
 }
 MARKED = ("inaccuracy", "mistake", "blunder")
@@ -42,8 +45,9 @@ class GraphModel:
 
 def graph_model(review: dict[str, Any]) -> GraphModel:
     placements = review.get("placements", [])
-    values = [v for p in placements for v in (p.get("value_best"), p.get("value_played"))
-              if v is not None and v > _DEAD_BELOW]
+    values = [
+        v for p in placements for v in (p.get("value_best"), p.get("value_played")) if v is not None and v > _DEAD_BELOW
+    ]
     if values:
         ordered = sorted(values)
         low = ordered[int(0.02 * (len(ordered) - 1))]
@@ -124,6 +128,10 @@ def write_png(image: np.ndarray, path: str | Path) -> None:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) \
-        + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
     Path(path).write_bytes(png)

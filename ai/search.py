@@ -213,8 +213,19 @@ class BeamEngine:
         out = []
         for placement, bits, b2b, combo, move, dead, board in template:
             acc = acc0 + move
-            out.append(_Node(DEAD + acc if dead else acc + board, acc, bits, hold, index, b2b, combo,
-                             first if first is not None else (placement, hold_used, piece), dead))
+            out.append(
+                _Node(
+                    DEAD + acc if dead else acc + board,
+                    acc,
+                    bits,
+                    hold,
+                    index,
+                    b2b,
+                    combo,
+                    first if first is not None else (placement, hold_used, piece),
+                    dead,
+                )
+            )
         return out
 
     def _template(self, node: _Node, piece: Piece) -> list[tuple]:
@@ -267,9 +278,11 @@ class BeamEngine:
         table = self._quiet.get(key)
         if table is None:
             move = self.evaluator.move
+
             def quiet_value(rot: int, y: int, spin: Spin) -> float:
                 result = LockResult(piece, 0, spin, -1, False, -1, False, 0, 0, (), False)
                 return move(piece, _ROTATIONS[rot], 4, y, result, -1)
+
             per_row = quiet_value(0, 1, Spin.NONE) - quiet_value(0, 0, Spin.NONE)
             table = [[quiet_value(rot, 0, spin) for spin in _SPINS] for rot in range(4)] + [per_row]
             self._quiet[key] = table
@@ -395,8 +408,16 @@ class BeamEngine:
             hold_used,
             keys_and_placement.keys,
             best.value,
-            {"depth": depth_done, "partial_parents": partial, "nodes": nodes, "ms": elapsed, "stopped": stopped,
-             "engine": self.name, "evaluator": self.evaluator.name, "panic": panic},
+            {
+                "depth": depth_done,
+                "partial_parents": partial,
+                "nodes": nodes,
+                "ms": elapsed,
+                "stopped": stopped,
+                "engine": self.name,
+                "evaluator": self.evaluator.name,
+                "panic": panic,
+            },
         )
 
     def _placement_of(self, bits: int, piece: Piece, raw: Raw) -> Placement:

@@ -100,8 +100,22 @@ _FINAL_HINTS_KEPT = 1024
 
 def _hint_key(request: SuggestRequest) -> tuple:
     s = request.snapshot
-    return (s.board.bits, s.current, s.queue, s.hold, s.hold_used, s.b2b, s.combo, s.rules.cache_key(),
-            s.randomizer, s.randomizer_state, request.engine, request.weights, request.drop, request.budget_ms)
+    return (
+        s.board.bits,
+        s.current,
+        s.queue,
+        s.hold,
+        s.hold_used,
+        s.b2b,
+        s.combo,
+        s.rules.cache_key(),
+        s.randomizer,
+        s.randomizer_state,
+        request.engine,
+        request.weights,
+        request.drop,
+        request.budget_ms,
+    )
 
 
 def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
@@ -115,15 +129,29 @@ def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Cal
     engine = engine_for(request.snapshot, request.engine, request.weights, request.drop)
     state = search_state(request.snapshot)
     quick = engine.suggest(state, Budget(time_ms=QUICK_BUDGET_MS, depth=1, should_stop=should_stop))
-    send(Suggestion(request.generation, to_move(quick), final=False, depth=1,
-                    score=quick.score if quick else 0.0, elapsed_ms=(time.perf_counter() - start) * 1000))
+    send(
+        Suggestion(
+            request.generation,
+            to_move(quick),
+            final=False,
+            depth=1,
+            score=quick.score if quick else 0.0,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+        )
+    )
     if should_stop():
         return
     full = engine.suggest(state, Budget(time_ms=request.budget_ms, should_stop=should_stop))
     info = full.info if full else {}
-    answer = Suggestion(request.generation, to_move(full), final=True, score=full.score if full else 0.0,
-                        depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)),
-                        elapsed_ms=(time.perf_counter() - start) * 1000)
+    answer = Suggestion(
+        request.generation,
+        to_move(full),
+        final=True,
+        score=full.score if full else 0.0,
+        depth=int(info.get("depth", 0)),
+        nodes=int(info.get("nodes", 0)),
+        elapsed_ms=(time.perf_counter() - start) * 1000,
+    )
     if not should_stop():  # a search cut short by a newer request is not the position's answer
         _FINAL_HINTS[key] = answer
         if len(_FINAL_HINTS) > _FINAL_HINTS_KEPT:
@@ -155,10 +183,15 @@ def check_request(request: SuggestRequest | PcRequest) -> None:
     if not isinstance(request.snapshot, Snapshot):
         raise RequestError(f"snapshot must be a Snapshot, got {type(request.snapshot).__name__}")
     budget = request.budget_ms
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not math.isfinite(budget) \
-            or not 0 < budget <= MAX_BUDGET_MS:
-        raise RequestError(f"budget_ms must be a number of milliseconds above 0 and at most {MAX_BUDGET_MS:,.0f}, "
-                           f"got {budget!r}")
+    if (
+        isinstance(budget, bool)
+        or not isinstance(budget, (int, float))
+        or not math.isfinite(budget)
+        or not 0 < budget <= MAX_BUDGET_MS
+    ):
+        raise RequestError(
+            f"budget_ms must be a number of milliseconds above 0 and at most {MAX_BUDGET_MS:,.0f}, got {budget!r}"
+        )
     if isinstance(request, SuggestRequest):
         if request.drop not in SUGGEST_DROPS:
             raise RequestError(f"unknown drop {request.drop!r} (choose {' or '.join(SUGGEST_DROPS)})")
@@ -193,8 +226,13 @@ def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[An
 def _build(request: BuildRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
     from ai.setup_service import solve_build
 
-    if type(request.must) is not int or type(request.may) is not int or request.must <= 0 or request.may < 0 \
-            or request.drop not in ("softdrop", "harddrop"):
+    if (
+        type(request.must) is not int
+        or type(request.may) is not int
+        or request.must <= 0
+        or request.may < 0
+        or request.drop not in ("softdrop", "harddrop")
+    ):
         raise RequestError("a build needs the shape's cells as non-negative ints and a known drop")
     solve_build(request, should_stop, send)
 
@@ -210,8 +248,13 @@ def _review(request: ReviewRequest, should_stop: Callable[[], bool], send: Calla
     from ai.review import GameReview, engine_key, make_review_engine, review_turns, turns_of
     from game.replay import Replay, ReplayError
 
-    if type(request.generation) is not int or not isinstance(request.replay, str) \
-            or not isinstance(request.cached, str) or type(request.depth) is not int or not 1 <= request.depth <= 6:
+    if (
+        type(request.generation) is not int
+        or not isinstance(request.replay, str)
+        or not isinstance(request.cached, str)
+        or type(request.depth) is not int
+        or not 1 <= request.depth <= 6
+    ):
         raise RequestError("a review needs the replay's text, a cached review's text and a depth of 1..6")
     key = engine_key(depth=request.depth)
     if request.cached:
@@ -219,11 +262,23 @@ def _review(request: ReviewRequest, should_stop: Callable[[], bool], send: Calla
             cached = json.loads(request.cached)
         except ValueError:
             cached = None
-        if isinstance(cached, dict) and cached.get("engine") == key and \
-                len(cached.get("placements", ())) == cached.get("placements_total"):
+        if (
+            isinstance(cached, dict)
+            and cached.get("engine") == key
+            and len(cached.get("placements", ())) == cached.get("placements_total")
+        ):
             total = cached["placements_total"]
-            send(ReviewAnswer(request.generation, total, total, final=True, review=request.cached, engine=key,
-                              accuracy=cached.get("accuracy")))
+            send(
+                ReviewAnswer(
+                    request.generation,
+                    total,
+                    total,
+                    final=True,
+                    review=request.cached,
+                    engine=key,
+                    accuracy=cached.get("accuracy"),
+                )
+            )
             return
     try:
         replay = Replay.from_json(request.replay)
@@ -247,8 +302,17 @@ def _review(request: ReviewRequest, should_stop: Callable[[], bool], send: Calla
     if should_stop():
         return
     data = review.to_dict()
-    send(ReviewAnswer(request.generation, len(turns), len(turns), final=True, review=json.dumps(data), engine=key,
-                      accuracy=data["accuracy"]))
+    send(
+        ReviewAnswer(
+            request.generation,
+            len(turns),
+            len(turns),
+            final=True,
+            review=json.dumps(data),
+            engine=key,
+            accuracy=data["accuracy"],
+        )
+    )
 
 
 def suggest_moves(snapshot: Snapshot, budget_ms: float) -> list[Move]:

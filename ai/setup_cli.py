@@ -26,26 +26,55 @@ MAX_LIMIT = 100
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     shape = parser.add_mutually_exclusive_group()
     shape.add_argument("--field", metavar="FUMEN|KEY", help="the target shape as a fumen code or a library key")
-    shape.add_argument("--field-file", metavar="FILE",
-                       help="the target shape in a file: text rows (X * + _) or a fumen code; - reads stdin")
-    parser.add_argument("--pattern", metavar="PATTERN", required=True,
-                        help="queues in solution-finder syntax, e.g. '*p7' (first piece = the piece in play)")
+    shape.add_argument(
+        "--field-file",
+        metavar="FILE",
+        help="the target shape in a file: text rows (X * + _) or a fumen code; - reads stdin",
+    )
+    parser.add_argument(
+        "--pattern",
+        metavar="PATTERN",
+        required=True,
+        help="queues in solution-finder syntax, e.g. '*p7' (first piece = the piece in play)",
+    )
     parser.add_argument("--hold", choices=("use", "avoid"), default="use", help="may hold be used (default: use)")
     parser.add_argument("--held", metavar="PIECE", help="piece already in the hold slot (default: empty)")
-    parser.add_argument("--drop", choices=("softdrop", "harddrop", "180"), default="softdrop",
-                        help="softdrop: tucks and spins; harddrop: hard drops only; 180: soft drop and 180 turns")
+    parser.add_argument(
+        "--drop",
+        choices=("softdrop", "harddrop", "180"),
+        default="softdrop",
+        help="softdrop: tucks and spins; harddrop: hard drops only; 180: soft drop and 180 turns",
+    )
     parser.add_argument("--kicks", default="srs", metavar="srs|srs+|none|FILE", help="kick table (default: srs)")
     parser.add_argument("--fill", default="I", metavar="COLOUR", help="fumen colour of must-fill cells (default I)")
-    parser.add_argument("--margin", default="O", metavar="COLOUR",
-                        help="fumen colour of may-fill cells (default O; 'none' for no margin)")
+    parser.add_argument(
+        "--margin",
+        default="O",
+        metavar="COLOUR",
+        help="fumen colour of may-fill cells (default O; 'none' for no margin)",
+    )
     parser.add_argument("--mirror", action="store_true", help="use the mirrored shape")
     parser.add_argument("--placements", action="store_true", help="list a way to build it for every queue")
-    parser.add_argument("--limit", type=int, default=1, metavar="N",
-                        help=f"with --placements: up to N ways per queue, 1..{MAX_LIMIT} (default 1)")
-    parser.add_argument("--cover", nargs="+", metavar="SETUP",
-                        help="library keys (KEY or KEY/mirror), fumen codes or files: which each queue builds")
-    parser.add_argument("--max-queues", type=int, default=DEFAULT_MAX_QUEUES, metavar="N",
-                        help=f"refuse patterns of more than N queues (default {DEFAULT_MAX_QUEUES:,})")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"with --placements: up to N ways per queue, 1..{MAX_LIMIT} (default 1)",
+    )
+    parser.add_argument(
+        "--cover",
+        nargs="+",
+        metavar="SETUP",
+        help="library keys (KEY or KEY/mirror), fumen codes or files: which each queue builds",
+    )
+    parser.add_argument(
+        "--max-queues",
+        type=int,
+        default=DEFAULT_MAX_QUEUES,
+        metavar="N",
+        help=f"refuse patterns of more than N queues (default {DEFAULT_MAX_QUEUES:,})",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -68,9 +97,10 @@ def _shape_from_text(text: str, where: str, args: argparse.Namespace):
 
     text = text.strip()
     if "115@" in text or "110@" in text:
-        code = text[text.find("v1"):] if "v1" in text else text
-        return Shape.from_fumen(code.split()[0], fill=args.fill, margin=None if args.margin.lower() == "none"
-                                else args.margin)
+        code = text[text.find("v1") :] if "v1" in text else text
+        return Shape.from_fumen(
+            code.split()[0], fill=args.fill, margin=None if args.margin.lower() == "none" else args.margin
+        )
     if not text:
         raise SetupInputError(f"{where}: empty")
     return Shape.from_text(text)
@@ -140,8 +170,9 @@ def run(args: argparse.Namespace) -> int:
         pattern = parse_pattern(args.pattern)
         size = pattern.size()
         if size > args.max_queues:
-            raise SetupInputError(f"pattern {args.pattern!r} stands for {size:,} queues, more than --max-queues "
-                                  f"{args.max_queues:,}")
+            raise SetupInputError(
+                f"pattern {args.pattern!r} stands for {size:,} queues, more than --max-queues {args.max_queues:,}"
+            )
         sequences = pattern.sequences()
         options = {"hold": held, "use_hold": use_hold, "rules": rules, "drop": args.drop}
         if args.cover:
@@ -174,8 +205,7 @@ def _run_setup(args, sequences, shape, options) -> int:
     from ai.pc.setup import finder
 
     started = time.perf_counter()
-    search = finder(shape, queues=sequences, **{k: v for k, v in options.items() if k != "hold"},
-                    hold=options["hold"])
+    search = finder(shape, queues=sequences, **{k: v for k, v in options.items() if k != "hold"}, hold=options["hold"])
     success, failed, per_queue = 0, [], []
     for seq in sequences:
         ok = search.buildable(seq, options["hold"])
@@ -189,11 +219,18 @@ def _run_setup(args, sequences, shape, options) -> int:
     total = len(sequences)
     rate = success / total if total else 0.0
     if args.json:
-        out = {"success": success, "total": total, "rate": rate, "failed": [_letters(s) for s in failed],
-               "elapsed_ms": round(elapsed, 3)}
+        out = {
+            "success": success,
+            "total": total,
+            "rate": rate,
+            "failed": [_letters(s) for s in failed],
+            "elapsed_ms": round(elapsed, 3),
+        }
         if args.placements:
-            out["queues"] = [{"queue": _letters(seq), "buildable": bool(ways),
-                              "ways": [w.as_dict() for w in ways]} for seq, ways in per_queue]
+            out["queues"] = [
+                {"queue": _letters(seq), "buildable": bool(ways), "ways": [w.as_dict() for w in ways]}
+                for seq, ways in per_queue
+            ]
         print(json.dumps(out))
         return 0
     print("shape (X filled, * must fill, + may fill, _ empty):")
@@ -206,8 +243,11 @@ def _run_setup(args, sequences, shape, options) -> int:
         if not ways:
             print(f"{_letters(seq)}: cannot be built")
         for number, way in enumerate(ways, 1):
-            steps = ", ".join(f"{'hold>' if p.hold else ''}{p.piece.name} {p.rotation.tbp_name} ({p.x},{p.y})"
-                              f"{'' if p.hard else ' soft'}" for p in way.placements)
+            steps = ", ".join(
+                f"{'hold>' if p.hold else ''}{p.piece.name} {p.rotation.tbp_name} ({p.x},{p.y})"
+                f"{'' if p.hard else ' soft'}"
+                for p in way.placements
+            )
             print(f"{_letters(seq)} #{number}: {steps}")
     return 0
 
@@ -219,12 +259,20 @@ def _run_cover(args, sequences, shapes, options) -> int:
     counts = result.counts()
     total = result.total
     if args.json:
-        print(json.dumps({
-            "total": total, "any": {"success": result.any_count, "rate": result.any_rate},
-            "setups": [{"setup": name, "success": counts[name], "rate": counts[name] / total if total else 0.0}
-                       for name in result.names],
-            "queues": [{"queue": _letters(seq), "builds": list(names)} for seq, names in result.per_queue],
-            "elapsed_ms": round(result.elapsed_ms, 3)}))
+        print(
+            json.dumps(
+                {
+                    "total": total,
+                    "any": {"success": result.any_count, "rate": result.any_rate},
+                    "setups": [
+                        {"setup": name, "success": counts[name], "rate": counts[name] / total if total else 0.0}
+                        for name in result.names
+                    ],
+                    "queues": [{"queue": _letters(seq), "builds": list(names)} for seq, names in result.per_queue],
+                    "elapsed_ms": round(result.elapsed_ms, 3),
+                }
+            )
+        )
         return 0
     for name in result.names:
         share = counts[name] / total * 100 if total else 0.0

@@ -70,8 +70,9 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
     queue = (snapshot.current, *snapshot.queue)
     futures = _futures(snapshot, shape)
     spent = hold_spent(snapshot)
-    search = finder(shape, use_hold=rules.hold, rules=rules, drop=drop, queues=[queue + f for f in futures],
-                    hold=snapshot.hold)
+    search = finder(
+        shape, use_hold=rules.hold, rules=rules, drop=drop, queues=[queue + f for f in futures], hold=snapshot.hold
+    )
     firsts: dict[tuple, Way] = {}
     for future in futures:
         for way in search.ways(queue + future, snapshot.hold, 8):
@@ -89,8 +90,10 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
         rest = Shape(shape.base | mask, left, shape.may & ~mask)
         after_queue, after_hold = _after(snapshot, head)
         sequences = [after_queue + f for f in futures]
-        ok = sum(build_chance(rest, [seq], hold=after_hold, use_hold=rules.hold, rules=rules, drop=drop).success
-                 for seq in sequences)
+        ok = sum(
+            build_chance(rest, [seq], hold=after_hold, use_hold=rules.hold, rules=rules, drop=drop).success
+            for seq in sequences
+        )
         share = ok / len(sequences)
         if share > best[1]:
             best = (way, share)
@@ -115,8 +118,9 @@ def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Ca
         send(BuildAnswer(request.generation, buildable=False, note=str(error)))
         return
     if way is None:
-        send(BuildAnswer(request.generation, buildable=False, chance=0.0,
-                         note="no way to build it, whatever comes next"))
+        send(
+            BuildAnswer(request.generation, buildable=False, chance=0.0, note="no way to build it, whatever comes next")
+        )
         return
     # Only the pieces already seen are drawn: later ones depend on what comes.
     seen = 1 + len(snapshot.queue) + (snapshot.hold is not None)

@@ -91,8 +91,19 @@ class BotState:
             key, state = "7bag", tuple(sorted(self.bag)) if len(self.bag) < 7 else ()
         else:
             key, state = "random", None
-        return Snapshot(self.board, self.queue[0], self.queue[1:], self.hold, False, self.b2b, self.combo,
-                        rules, key, state, self.pieces)
+        return Snapshot(
+            self.board,
+            self.queue[0],
+            self.queue[1:],
+            self.hold,
+            False,
+            self.b2b,
+            self.combo,
+            rules,
+            key,
+            state,
+            self.pieces,
+        )
 
 
 def parse_int(value: Any, name: str, low: int, high: int) -> int:
@@ -114,7 +125,11 @@ def parse_pieces(value: Any, name: str) -> tuple[Piece, ...]:
 
 
 def parse_board(rows: Any) -> Board:
-    if not isinstance(rows, list) or len(rows) != HEIGHT or any(not isinstance(r, list) or len(r) != WIDTH for r in rows):
+    if (
+        not isinstance(rows, list)
+        or len(rows) != HEIGHT
+        or any(not isinstance(r, list) or len(r) != WIDTH for r in rows)
+    ):
         raise TbpError("board must be a list of 40 lists of 10 cells")
     bits = 0
     colours = [0] * (WIDTH * HEIGHT)
@@ -123,7 +138,7 @@ def parse_board(rows: Any) -> Board:
             if cell is None:
                 continue
             if not isinstance(cell, str) or cell not in _CELL:
-                raise TbpError(f"bad board cell {describe(cell)} at x={x}, y={y}: expected null, a piece or \"G\"")
+                raise TbpError(f'bad board cell {describe(cell)} at x={x}, y={y}: expected null, a piece or "G"')
             bits |= 1 << (y * WIDTH + x)
             colours[y * WIDTH + x] = _CELL[cell]
     return Board(bits, tuple(colours))
@@ -210,8 +225,13 @@ def engine_search(snapshot: Snapshot, budget: Budget) -> Thought:
     compiled = kernels_ready()
     found = engine_for(snapshot).suggest(search_state(snapshot), budget)
     info = found.info if found else {}
-    return Thought(to_move(found), int(info.get("nodes", 0)), int(info.get("depth", 0)),
-                   (time.perf_counter() - started) * 1000, note="compiled" if compiled else "pure Python")
+    return Thought(
+        to_move(found),
+        int(info.get("nodes", 0)),
+        int(info.get("depth", 0)),
+        (time.perf_counter() - started) * 1000,
+        note="compiled" if compiled else "pure Python",
+    )
 
 
 class Thinker:
@@ -294,8 +314,9 @@ class Thinker:
 
             try:
                 for depth in (1, None):
-                    thought = self._search(snapshot, Budget(time_ms=None, depth=depth,
-                                                            should_stop=should_stop if depth is None else None))
+                    thought = self._search(
+                        snapshot, Budget(time_ms=None, depth=depth, should_stop=should_stop if depth is None else None)
+                    )
                     with self._cond:
                         if self._generation != generation:
                             break
@@ -321,8 +342,14 @@ class TbpBot:
     """The protocol state machine. `handle(message)` returns the messages to send back; the position is changed
     only by a message found valid in full."""
 
-    def __init__(self, search: Search = engine_search, *, budget_ms: float = 50.0, rules: Rules | None = None,
-                 warm_up: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        search: Search = engine_search,
+        *,
+        budget_ms: float = 50.0,
+        rules: Rules | None = None,
+        warm_up: Callable[[], None] | None = None,
+    ) -> None:
         self.budget_ms = budget_ms  # thinking time a suggestion may wait for (the search may end sooner)
         self.rules = rules or Rules()
         self.state: BotState | None = None
@@ -333,13 +360,23 @@ class TbpBot:
         self._warm_up = warm_up
         self._loading: threading.Thread | None = None
         self._handlers: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {
-            "rules": self._on_rules, "start": self._on_start, "suggest": self._on_suggest, "play": self._on_play,
-            "new_piece": self._on_new_piece, "stop": self._on_stop, "quit": self._on_quit,
+            "rules": self._on_rules,
+            "start": self._on_start,
+            "suggest": self._on_suggest,
+            "play": self._on_play,
+            "new_piece": self._on_new_piece,
+            "stop": self._on_stop,
+            "quit": self._on_quit,
         }
 
     def greeting(self) -> dict[str, Any]:
-        return {"type": "info", "name": BOT_NAME, "version": BOT_VERSION, "author": BOT_AUTHOR,
-                "features": list(FEATURES)}
+        return {
+            "type": "info",
+            "name": BOT_NAME,
+            "version": BOT_VERSION,
+            "author": BOT_AUTHOR,
+            "features": list(FEATURES),
+        }
 
     def start_loading(self) -> None:
         """Load the compiled kernels in the background (call after sending `info`); `ready` waits for them."""
@@ -410,14 +447,25 @@ class TbpBot:
             if not isinstance(randomizer, dict):
                 raise TbpError(f"randomizer must be an object, not {describe(randomizer)}")
             if randomizer.get("type") != self._randomizer_named:
-                raise TbpError(f"randomizer type {describe(randomizer.get('type'))} is not the one the rules named "
-                               f"({describe(self._randomizer_named)})")
+                raise TbpError(
+                    f"randomizer type {describe(randomizer.get('type'))} is not the one the rules named "
+                    f"({describe(self._randomizer_named)})"
+                )
             if self.randomizer == "seven_bag":
                 bag = parse_pieces(randomizer.get("bag_state"), "bag_state")
                 if not bag or len(set(bag)) != len(bag):
                     raise TbpError("bag_state must be a non-empty list of different pieces")
-        self._set_state(BotState(board=board, queue=queue, hold=hold, combo=combo - 1,
-                                 b2b=0 if back_to_back else -1, randomizer=self.randomizer, bag=bag))
+        self._set_state(
+            BotState(
+                board=board,
+                queue=queue,
+                hold=hold,
+                combo=combo - 1,
+                b2b=0 if back_to_back else -1,
+                randomizer=self.randomizer,
+                bag=bag,
+            )
+        )
         return []
 
     def _calculating(self) -> BotState:
@@ -446,14 +494,25 @@ class TbpBot:
         if piece != queue[0]:  # TBP: a hold is inferred from the piece type
             held = hold if hold is not None else (queue[1] if len(queue) > 1 else None)
             if not self.rules.hold or piece != held:
-                raise TbpError(f"{piece.name} is neither the current piece {queue[0].name} nor the one hold gives "
-                               f"({held.name if held is not None else 'none'})")
+                raise TbpError(
+                    f"{piece.name} is neither the current piece {queue[0].name} nor the one hold gives "
+                    f"({held.name if held is not None else 'none'})"
+                )
             queue, hold = ((held,) + queue[2:], queue[0]) if hold is None else ((hold,) + queue[1:], queue[0])
         if not state.board.fits(piece, rotation, x, y):
             raise TbpError(f"{piece.name} {rotation.tbp_name} at x={x}, y={y} does not fit the board")
         board, result = lock_piece(state.board, piece, rotation, x, y, spin, state.b2b, state.combo)
-        self._set_state(replace(state, board=board, queue=queue[1:], hold=hold, b2b=result.b2b, combo=result.combo,
-                                pieces=state.pieces + 1))
+        self._set_state(
+            replace(
+                state,
+                board=board,
+                queue=queue[1:],
+                hold=hold,
+                b2b=result.b2b,
+                combo=result.combo,
+                pieces=state.pieces + 1,
+            )
+        )
         return []
 
     def _on_new_piece(self, message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -466,8 +525,11 @@ class TbpBot:
             else:
                 # Not what a 7-bag can deal: the frontend's word stands (the queue must stay in step with it), but
                 # the bag model is wrong, so this game goes on without one.
-                print(f"tbp: {piece.name} cannot come from a 7-bag holding {''.join(p.name for p in bag)}; "
-                      "playing this game with an unknown randomizer", file=sys.stderr)
+                print(
+                    f"tbp: {piece.name} cannot come from a 7-bag holding {''.join(p.name for p in bag)}; "
+                    "playing this game with an unknown randomizer",
+                    file=sys.stderr,
+                )
                 bag, randomizer = (), "unknown"
         self._set_state(replace(state, queue=state.queue + (piece,), bag=bag, randomizer=randomizer))
         return []
@@ -513,9 +575,13 @@ def answer_line(bot: TbpBot, line: str) -> list[dict[str, Any]]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--budget-ms", type=float, default=50.0,
-                        help="how long a suggestion may wait for the search of its position (it answers at once "
-                             "when the search has ended)")
+    parser.add_argument(
+        "--budget-ms",
+        type=float,
+        default=50.0,
+        help="how long a suggestion may wait for the search of its position (it answers at once "
+        "when the search has ended)",
+    )
     parser.add_argument("--kicks", default="srs", help="srs, srs+, none, nrs or a kick-table file")
     parser.add_argument("--allow-180", action="store_true", help="let the bot use 180 degree rotations")
 

@@ -138,8 +138,9 @@ def start_process(*, name: str = "stackcoach-ai") -> tuple[multiprocessing.proce
     return process, ours
 
 
-def stop_process(process: multiprocessing.process.BaseProcess, connection: Connection | None,
-                 timeout: float = 1.0) -> None:
+def stop_process(
+    process: multiprocessing.process.BaseProcess, connection: Connection | None, timeout: float = 1.0
+) -> None:
     """Ask the worker to stop, then terminate and finally kill it; never leaves it running."""
     if connection is not None:
         try:

@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     for rules, cap, features in runs:
         namespace = argparse.ArgumentParser()
         bench.add_arguments(namespace)
-        status = bench.run(namespace.parse_args(common + ["--rules", rules, "--max-pieces", str(cap),
-                                                          "--features", features]))
+        status = bench.run(
+            namespace.parse_args(common + ["--rules", rules, "--max-pieces", str(cap), "--features", features])
+        )
         if status:
             return status
         print()

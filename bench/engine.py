@@ -24,9 +24,27 @@ from game.randomizer import make_randomizer
 from game.rules import Rules
 from game.scoring import lock_piece
 
-SCRIPT = [Button.LEFT, Button.NONE, Button.ROTATE_CW, Button.NONE, Button.RIGHT, Button.RIGHT, Button.NONE,
-          Button.SOFT_DROP, Button.SOFT_DROP, Button.HARD_DROP, Button.NONE, Button.HOLD, Button.NONE,
-          Button.ROTATE_CCW, Button.LEFT, Button.LEFT, Button.LEFT, Button.HARD_DROP, Button.NONE]
+SCRIPT = [
+    Button.LEFT,
+    Button.NONE,
+    Button.ROTATE_CW,
+    Button.NONE,
+    Button.RIGHT,
+    Button.RIGHT,
+    Button.NONE,
+    Button.SOFT_DROP,
+    Button.SOFT_DROP,
+    Button.HARD_DROP,
+    Button.NONE,
+    Button.HOLD,
+    Button.NONE,
+    Button.ROTATE_CCW,
+    Button.LEFT,
+    Button.LEFT,
+    Button.LEFT,
+    Button.HARD_DROP,
+    Button.NONE,
+]
 
 
 def ticks_per_second(seconds: float, track_finesse: bool) -> tuple[float, int]:

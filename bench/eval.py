@@ -96,15 +96,20 @@ def compile_times() -> tuple[str, str]:
     """(cold, warm) 'import s, warm_up s' of a fresh interpreter on an empty, then filled, numba cache folder."""
     with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        runs = [subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], cwd=ROOT, env=env, check=True,
-                               capture_output=True, text=True).stdout.split() for _ in range(2)]
+        runs = [
+            subprocess.run(
+                [sys.executable, "-c", _COMPILE_SNIPPET], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+            ).stdout.split()
+            for _ in range(2)
+        ]
     return tuple(f"import {imp} s, warm_up {warm} s" for imp, warm in runs)  # type: ignore[return-value]
 
 
-def make_methods(pure: LinearEvaluator, jit: jit_eval.JitLinearEvaluator, vector: np.ndarray, fields: list[int],
-                 batch: int) -> dict[str, Callable[[], object]]:
+def make_methods(
+    pure: LinearEvaluator, jit: jit_eval.JitLinearEvaluator, vector: np.ndarray, fields: list[int], batch: int
+) -> dict[str, Callable[[], object]]:
     """One callable per method, each evaluating every field once (see the module docstring)."""
-    batches = [fields[i:i + batch] for i in range(0, len(fields), batch)]
+    batches = [fields[i : i + batch] for i in range(0, len(fields), batch)]
     kernel = jit_eval._value_kernel  # the dispatchers, for the array variants
     batch_kernel = jit_eval._values_kernel
     u8 = np.dtype(np.uint8)
@@ -115,8 +120,10 @@ def make_methods(pure: LinearEvaluator, jit: jit_eval.JitLinearEvaluator, vector
         "frombuffer": lambda: [kernel(np.frombuffer(b.to_bytes(50, "little"), u8), vector) for b in fields],
         "many": lambda: [jit.board_many(chunk) for chunk in batches],
         "values": lambda: [jit_eval.board_values(chunk, vector) for chunk in batches],
-        "values-arr": lambda: [batch_kernel(np.frombuffer(b"".join([b.to_bytes(50, "little") for b in chunk]), u8),
-                                            vector) for chunk in batches],
+        "values-arr": lambda: [
+            batch_kernel(np.frombuffer(b"".join([b.to_bytes(50, "little") for b in chunk]), u8), vector)
+            for chunk in batches
+        ],
     }
 
 
@@ -160,10 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     groups = {name: [random_field(rng, lo, hi) for _ in range(args.boards)] for name, (lo, hi) in HEIGHT_BANDS.items()}
     groups["played"] = played_fields(pure, args.boards, args.seed)
 
-    print(f"weights {weights.name}, {args.boards} fields per group, batches of {args.batch}, "
-          f"median of {args.repeat} repeats, µs per board (ratio = pure / method)")
-    header = ["group", "height", "pure", "jit.board", "board_value", "frombuffer",
-              f"many/{args.batch}", f"values/{args.batch}", f"values-arr/{args.batch}"]
+    print(
+        f"weights {weights.name}, {args.boards} fields per group, batches of {args.batch}, "
+        f"median of {args.repeat} repeats, µs per board (ratio = pure / method)"
+    )
+    header = [
+        "group",
+        "height",
+        "pure",
+        "jit.board",
+        "board_value",
+        "frombuffer",
+        f"many/{args.batch}",
+        f"values/{args.batch}",
+        f"values-arr/{args.batch}",
+    ]
     print(" ".join(f"{h:>14}" for h in header))
     identical = total = 0
     for name, fields in groups.items():

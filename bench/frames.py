@@ -32,8 +32,17 @@ import pygame
 from game.board import Board
 from game.finesse import Key
 
-KEY_NAMES = {Key.LEFT: "left", Key.RIGHT: "right", Key.DAS_LEFT: "left", Key.DAS_RIGHT: "right",
-             Key.CW: "x", Key.CCW: "z", Key.FLIP: "a", Key.SOFT_DROP: "down", Key.HARD_DROP: "space"}
+KEY_NAMES = {
+    Key.LEFT: "left",
+    Key.RIGHT: "right",
+    Key.DAS_LEFT: "left",
+    Key.DAS_RIGHT: "right",
+    Key.CW: "x",
+    Key.CCW: "z",
+    Key.FLIP: "a",
+    Key.SOFT_DROP: "down",
+    Key.HARD_DROP: "space",
+}
 
 
 def plan(scene, rng: random.Random) -> list[tuple[str, str]]:
@@ -76,8 +85,9 @@ def percentiles(values: list[float]) -> str:
     def at(q: float) -> float:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
-    return (f"median {statistics.median(ordered):6.3f}  p95 {at(0.95):6.3f}  p99 {at(0.99):6.3f}  "
-            f"max {ordered[-1]:6.3f} ms")
+    return (
+        f"median {statistics.median(ordered):6.3f}  p95 {at(0.95):6.3f}  p99 {at(0.99):6.3f}  max {ordered[-1]:6.3f} ms"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,8 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         draw_ms.append((t2 - t1) * 1000)
     total = [u + d for u, d in zip(update_ms, draw_ms)]
     stats = scene.game.stats
-    print(f"frames: {args.ticks} ticks at {width}x{height}, mode {args.mode}, {games} game(s); "
-          f"last game {stats.pieces} pieces, {stats.lines} lines")
+    print(
+        f"frames: {args.ticks} ticks at {width}x{height}, mode {args.mode}, {games} game(s); "
+        f"last game {stats.pieces} pieces, {stats.lines} lines"
+    )
     print(f"update+draw  {percentiles(total)}")
     print(f"update only  {percentiles(update_ms)}")
     print(f"draw only    {percentiles(draw_ms)}")

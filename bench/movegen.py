@@ -147,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         "random": [random_field(rng) for _ in range(args.random)],
     }
     groups["overhang"] = [overhang_field(random.Random(7 + i)) for i in range(args.random)]
-    print(f"rules {rules.rotation.name}{' +180' if args.allow_180 else ''}, {'soft drop' if soft else 'hard drop only'}, "
-          f"best of {args.repeat} per (field, piece)")
+    print(
+        f"rules {rules.rotation.name}{' +180' if args.allow_180 else ''}, {'soft drop' if soft else 'hard drop only'}, "
+        f"best of {args.repeat} per (field, piece)"
+    )
     if not args.no_reference and reference_table(groups, rules, soft, args.repeat, other):
         return 1
     return compare_jit(groups, rules, soft, args.repeat)
@@ -173,8 +175,10 @@ def reference_table(groups: dict[str, list[int]], rules: Rules, soft: bool, repe
         found_fast = sum(len(result) for result in results_fast)
         fast_med = statistics.median(fast)
         ref_med = statistics.median(ref)
-        line = (f"{name:<9}{len(fields):>4}{found_fast:>12}{fast_med:>13.3f}{percentile95(fast):>10.3f}"
-                f"{ref_med:>12.3f}{ref_med / fast_med:>7.1f}x")
+        line = (
+            f"{name:<9}{len(fields):>4}{found_fast:>12}{fast_med:>13.3f}{percentile95(fast):>10.3f}"
+            f"{ref_med:>12.3f}{ref_med / fast_med:>7.1f}x"
+        )
         if rest:
             line += f"{statistics.median(rest[0]):>14.3f}{percentile95(rest[0]):>11.3f}"
         print(line)
@@ -229,8 +233,10 @@ def compare_jit(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: 
     every = [bits for fields in groups.values() for bits in fields]
     costs = board_input_costs(every)
     print("board to kernel (us, with a trivial call): " + ", ".join(f"{k} {v:.2f}" for k, v in costs.items()))
-    print(f"{'fields':<9}{'n':>4}{'py found':>10}{'jit found':>11}{'py raw med ms':>15}{'jit med ms':>12}"
-          f"{'jit p95':>9}{'ratio':>8}")
+    print(
+        f"{'fields':<9}{'n':>4}{'py found':>10}{'jit found':>11}{'py raw med ms':>15}{'jit med ms':>12}"
+        f"{'jit p95':>9}{'ratio':>8}"
+    )
     fns = [generate_raw, jit_movegen.placements]
     for name, fields in groups.items():
         (py, jit), results_py = time_per_piece(fns, fields, rules, soft, repeat)
@@ -245,8 +251,10 @@ def compare_jit(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: 
             found_py += len(result)
             found_jit += len(got)
         py_med, jit_med = statistics.median(py), statistics.median(jit)
-        print(f"{name:<9}{len(fields):>4}{found_py:>10}{found_jit:>11}{py_med:>15.3f}{jit_med:>12.4f}"
-              f"{percentile95(jit):>9.4f}{py_med / jit_med:>7.1f}x")
+        print(
+            f"{name:<9}{len(fields):>4}{found_py:>10}{found_jit:>11}{py_med:>15.3f}{jit_med:>12.4f}"
+            f"{percentile95(jit):>9.4f}{py_med / jit_med:>7.1f}x"
+        )
     return 0
 
 

@@ -94,9 +94,15 @@ def window_frames(replay, *, warm: bool = False) -> dict:
         done = time.perf_counter() - started
         app.close_worker()
     frames.sort()
-    return {"first_s": round(first or done, 2), "done_s": round(done, 2), "frames": len(frames),
-            "frame_ms_median": round(percentile(frames, 0.5), 2), "frame_ms_p99": round(percentile(frames, 0.99), 2),
-            "frame_ms_max": round(frames[-1], 2), "problem": scene.problem}
+    return {
+        "first_s": round(first or done, 2),
+        "done_s": round(done, 2),
+        "frames": len(frames),
+        "frame_ms_median": round(percentile(frames, 0.5), 2),
+        "frame_ms_p99": round(percentile(frames, 0.99), 2),
+        "frame_ms_max": round(frames[-1], 2),
+        "problem": scene.problem,
+    }
 
 
 def main() -> int:
@@ -105,28 +111,40 @@ def main() -> int:
     parser.add_argument("--pieces", type=int, default=100)
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--window", action="store_true",
-                        help="also open the review screen (dummy video driver, real worker process) on that game and "
-                        "time its frames while the worker computes the review")
+    parser.add_argument(
+        "--window",
+        action="store_true",
+        help="also open the review screen (dummy video driver, real worker process) on that game and "
+        "time its frames while the worker computes the review",
+    )
     args = parser.parse_args()
     report: dict = {"games": args.games, "pieces": args.pieces, "players": {}}
     for player in ("beam", "shallow", "greedy", "random"):
         losses, total = losses_of(player, args.games, args.pieces, args.seed)
         finite = [x for x in losses if x < 1e5]
         nonzero = [x for x in finite if x > THRESHOLDS["best"]]
-        shares = {name: round(100 * sum(classify(x) == name for x in losses) / max(1, len(losses)), 1)
-                  for name in CLASSES}
+        shares = {
+            name: round(100 * sum(classify(x) == name for x in losses) / max(1, len(losses)), 1) for name in CLASSES
+        }
         report["players"][player] = {
-            "placements": total, "rated": len(losses), "zero_share": round(100 * (len(losses) - len(nonzero))
-                                                                           / max(1, len(losses)), 1),
-            "p25": round(percentile(finite, 0.25), 1), "median": round(percentile(finite, 0.5), 1),
-            "p75": round(percentile(finite, 0.75), 1), "p90": round(percentile(finite, 0.9), 1),
-            "p975": round(percentile(finite, 0.975), 1), "nonzero_median": round(percentile(nonzero, 0.5), 1),
-            "game_ending": len(losses) - len(finite), "classes_percent": shares,
+            "placements": total,
+            "rated": len(losses),
+            "zero_share": round(100 * (len(losses) - len(nonzero)) / max(1, len(losses)), 1),
+            "p25": round(percentile(finite, 0.25), 1),
+            "median": round(percentile(finite, 0.5), 1),
+            "p75": round(percentile(finite, 0.75), 1),
+            "p90": round(percentile(finite, 0.9), 1),
+            "p975": round(percentile(finite, 0.975), 1),
+            "nonzero_median": round(percentile(nonzero, 0.5), 1),
+            "game_ending": len(losses) - len(finite),
+            "classes_percent": shares,
         }
     players = report["players"]
-    report["suggested"] = {"good": players["shallow"]["nonzero_median"],
-                           "inaccuracy": players["greedy"]["nonzero_median"], "mistake": players["random"]["p75"]}
+    report["suggested"] = {
+        "good": players["shallow"]["nonzero_median"],
+        "inaccuracy": players["greedy"]["nonzero_median"],
+        "mistake": players["random"]["p75"],
+    }
     report["current"] = THRESHOLDS
     # speed: one engine game of --pieces placements, reviewed with the PC checks, as the screen does
     game = play_recorded("beam", args.seed, max_pieces=args.pieces)
@@ -139,9 +157,13 @@ def main() -> int:
     for _item in review_turns(turns, game.replay.config.rules, engine=engine):
         if first is None:
             first = time.process_time() - started
-    report["speed"] = {"placements": len(turns), "cpu_s": round(time.process_time() - started, 2),
-                       "wall_s": round(time.perf_counter() - wall, 2), "first_cpu_s": round(first or 0.0, 3),
-                       "engine_load_cpu_s": round(warm, 3)}
+    report["speed"] = {
+        "placements": len(turns),
+        "cpu_s": round(time.process_time() - started, 2),
+        "wall_s": round(time.perf_counter() - wall, 2),
+        "first_cpu_s": round(first or 0.0, 3),
+        "engine_load_cpu_s": round(warm, 3),
+    }
     if args.window:
         report["window"] = window_frames(game.replay)
         report["window_warm"] = window_frames(game.replay, warm=True)
@@ -149,24 +171,32 @@ def main() -> int:
         print(json.dumps(report))
         return 0
     print(f"{args.games} games x up to {args.pieces} placements per player (seeds {args.seed}..)")
-    print(f"{'player':8} {'rated':>6} {'zero%':>6} {'p25':>7} {'median':>7} {'p75':>7} {'p90':>7} {'p97.5':>7} "
-          f"{'nz med':>7} {'end':>4}   classes % (" + " / ".join(CLASSES) + ")")
+    print(
+        f"{'player':8} {'rated':>6} {'zero%':>6} {'p25':>7} {'median':>7} {'p75':>7} {'p90':>7} {'p97.5':>7} "
+        f"{'nz med':>7} {'end':>4}   classes % (" + " / ".join(CLASSES) + ")"
+    )
     for name, row in players.items():
         classes = " / ".join(str(row["classes_percent"][c]) for c in CLASSES)
-        print(f"{name:8} {row['rated']:>6} {row['zero_share']:>6} {row['p25']:>7} {row['median']:>7} "
-              f"{row['p75']:>7} {row['p90']:>7} {row['p975']:>7} {row['nonzero_median']:>7} {row['game_ending']:>4}"
-              f"   {classes}")
+        print(
+            f"{name:8} {row['rated']:>6} {row['zero_share']:>6} {row['p25']:>7} {row['median']:>7} "
+            f"{row['p75']:>7} {row['p90']:>7} {row['p975']:>7} {row['nonzero_median']:>7} {row['game_ending']:>4}"
+            f"   {classes}"
+        )
     print("suggested bounds:", report["suggested"], " current:", THRESHOLDS)
     for name, what in (("window", "the worker started by the screen"), ("window_warm", "the worker already up")):
         if name in report:
             w = report[name]
-            print(f"review screen, {what}: first placement shown after {w['first_s']} s, all after "
-                  f"{w['done_s']} s (wall); frame CPU (update + draw) median {w['frame_ms_median']} ms, "
-                  f"p99 {w['frame_ms_p99']} ms, max {w['frame_ms_max']} ms over {w['frames']} frames "
-                  f"(a 60 Hz frame has 16.7 ms)")
+            print(
+                f"review screen, {what}: first placement shown after {w['first_s']} s, all after "
+                f"{w['done_s']} s (wall); frame CPU (update + draw) median {w['frame_ms_median']} ms, "
+                f"p99 {w['frame_ms_p99']} ms, max {w['frame_ms_max']} ms over {w['frames']} frames "
+                f"(a 60 Hz frame has 16.7 ms)"
+            )
     s = report["speed"]
-    print(f"review of a {s['placements']}-placement engine game: {s['cpu_s']} s CPU ({s['wall_s']} s wall), "
-          f"first placement after {s['first_cpu_s']} s CPU (engine load {s['engine_load_cpu_s']} s)")
+    print(
+        f"review of a {s['placements']}-placement engine game: {s['cpu_s']} s CPU ({s['wall_s']} s wall), "
+        f"first placement after {s['first_cpu_s']} s CPU (engine load {s['engine_load_cpu_s']} s)"
+    )
     return 0
 
 

@@ -54,8 +54,10 @@ def bench_setup(repeat: int) -> bool:
             times.append(time.process_time() - started)
         worst = max(times)
         ok &= worst <= 2.0
-        print(f"  {key:12s} rows {shape.height}  {result.success:5d}/{result.total}  "
-              f"median {statistics.median(times):.3f} s  max {worst:.3f} s  {'ok' if worst <= 2.0 else 'SLOW'}")
+        print(
+            f"  {key:12s} rows {shape.height}  {result.success:5d}/{result.total}  "
+            f"median {statistics.median(times):.3f} s  max {worst:.3f} s  {'ok' if worst <= 2.0 else 'SLOW'}"
+        )
     return ok
 
 
@@ -73,7 +75,7 @@ def bench_overlay(repeat: int) -> bool:
         rng.shuffle(bag)
         started = time.process_time()
         result = cover([bag], shapes)
-        (_, names), = result.per_queue
+        ((_, names),) = result.per_queue
         if names:
             finder(shapes[names[0]], queues=[bag]).ways(bag, None, 1)
         return time.process_time() - started
@@ -86,8 +88,10 @@ def bench_overlay(repeat: int) -> bool:
     worst = max(warm)
     print(f"overlay: cover of one bag over {len(shapes)} shapes (library + mirrors, empty-field entries) + one way:")
     print(f"  first bag, cold caches: median {statistics.median(cold) * 1000:.0f} ms, max {max(cold) * 1000:.0f} ms")
-    print(f"  each new bag after it:  median {statistics.median(warm) * 1000:.1f} ms, max {worst * 1000:.1f} ms "
-          f"({'ok' if worst <= 0.2 else 'over the 200 ms target'})")
+    print(
+        f"  each new bag after it:  median {statistics.median(warm) * 1000:.1f} ms, max {worst * 1000:.1f} ms "
+        f"({'ok' if worst <= 0.2 else 'over the 200 ms target'})"
+    )
     return worst <= 0.2
 
 
@@ -99,8 +103,10 @@ def verify_library() -> bool:
     spec.loader.exec_module(script)
     started = time.process_time()
     status = script.main(["--check"])
-    print(f"library: every figure recomputed in {time.process_time() - started:.0f} s CPU "
-          f"({'all match' if status == 0 else 'DIFFERENCES above'})")
+    print(
+        f"library: every figure recomputed in {time.process_time() - started:.0f} s CPU "
+        f"({'all match' if status == 0 else 'DIFFERENCES above'})"
+    )
     return status == 0
 
 

@@ -36,8 +36,14 @@ SPINS = {"none": Spin.NONE, "mini": Spin.MINI, "full": Spin.FULL}
 class Bot:
     def __init__(self, budget_ms: float) -> None:
         self.started = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, "main.py", "tbp", "--budget-ms", str(budget_ms)], cwd=ROOT,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.process = subprocess.Popen(
+            [sys.executable, "main.py", "tbp", "--budget-ms", str(budget_ms)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
 
     def send(self, message: dict) -> None:
         assert self.process.stdin is not None
@@ -73,8 +79,17 @@ def play(bot: Bot, pieces: int, pause_s: float, seed: int) -> tuple[list[float],
     randomizer = make_randomizer("7bag", seed)
     queue = [randomizer.draw() for _ in range(6)]
     bag = [p.name for p in (randomizer.state or tuple(Piece))]
-    bot.send({"type": "start", "hold": None, "queue": [p.name for p in queue], "combo": 0, "back_to_back": False,
-              "board": empty_board(), "randomizer": {"type": "seven_bag", "bag_state": bag}})
+    bot.send(
+        {
+            "type": "start",
+            "hold": None,
+            "queue": [p.name for p in queue],
+            "combo": 0,
+            "back_to_back": False,
+            "board": empty_board(),
+            "randomizer": {"type": "seven_bag", "bag_state": bag},
+        }
+    )
     board, hold, b2b, combo, lines = Board(), None, -1, -1, 0
     latencies, depths, nodes = [], [], []
     for _ in range(pieces):
@@ -96,8 +111,16 @@ def play(bot: Bot, pieces: int, pause_s: float, seed: int) -> tuple[list[float],
                 hold = queue.pop(0)
             else:
                 hold, queue[0] = queue[0], hold
-        board, result = lock_piece(board, piece, Rotation.parse(location["orientation"]), location["x"],
-                                   location["y"], SPINS[move["spin"]], b2b, combo)
+        board, result = lock_piece(
+            board,
+            piece,
+            Rotation.parse(location["orientation"]),
+            location["x"],
+            location["y"],
+            SPINS[move["spin"]],
+            b2b,
+            combo,
+        )
         b2b, combo, lines = result.b2b, result.combo, lines + result.lines
         queue.pop(0)
         bot.send({"type": "play", "move": move})
@@ -128,14 +151,18 @@ def main() -> None:
         infos.append(info_ms)
         readies.append(ready_ms)
     assert bot is not None
-    print(f"launch ({args.launches}x): info after {statistics.median(infos):.0f} ms (max {max(infos):.0f}), "
-          f"ready after {statistics.median(readies):.0f} ms (max {max(readies):.0f})")
+    print(
+        f"launch ({args.launches}x): info after {statistics.median(infos):.0f} ms (max {max(infos):.0f}), "
+        f"ready after {statistics.median(readies):.0f} ms (max {max(readies):.0f})"
+    )
     for label, pause in (("at once", 0.0), ("after 30 ms", 0.030)):
         latencies, depths, nodes, lines = play(bot, args.pieces, pause, seed=7)
-        print(f"suggest {label:11s} ({len(latencies)} pieces, budget {args.budget_ms:g} ms): "
-              f"median {statistics.median(latencies):.2f} ms, p95 {percentile(latencies, 0.95):.2f} ms, "
-              f"max {max(latencies):.2f} ms; depth median {statistics.median(depths):g}, "
-              f"nodes median {statistics.median(nodes):g}; {lines} lines")
+        print(
+            f"suggest {label:11s} ({len(latencies)} pieces, budget {args.budget_ms:g} ms): "
+            f"median {statistics.median(latencies):.2f} ms, p95 {percentile(latencies, 0.95):.2f} ms, "
+            f"max {max(latencies):.2f} ms; depth median {statistics.median(depths):g}, "
+            f"nodes median {statistics.median(nodes):g}; {lines} lines"
+        )
     bot.close()
 
 

@@ -63,8 +63,10 @@ def summary(name: str, values_ms: list[float], target: str = "") -> None:
     if not values_ms:
         print(f"{name}: no samples")
         return
-    print(f"{name}: n={len(values_ms)} median={statistics.median(values_ms):.2f} ms "
-          f"p95={pct(values_ms, 95):.2f} ms p99={pct(values_ms, 99):.2f} ms max={max(values_ms):.2f} ms {target}")
+    print(
+        f"{name}: n={len(values_ms)} median={statistics.median(values_ms):.2f} ms "
+        f"p95={pct(values_ms, 95):.2f} ms p99={pct(values_ms, 99):.2f} ms max={max(values_ms):.2f} ms {target}"
+    )
 
 
 def set_ai(app, **options) -> None:
@@ -295,11 +297,15 @@ def part_faults(app, screen, kills: int) -> None:
         else:
             recoveries.append(back * 1000)
         if back is None or back > 2.0:
-            slow.append(f"{'>6 s' if back is None else f'{back:.2f} s'}: "
-                        f"{client.status.restarts - restarts_before} restarts; {' / '.join(problems)}")
+            slow.append(
+                f"{'>6 s' if back is None else f'{back:.2f} s'}: "
+                f"{client.status.restarts - restarts_before} restarts; {' / '.join(problems)}"
+            )
     summary(f"[4] {kills} worker kills: time until a new hint is shown", recoveries, "(target <= 2000 ms each)")
-    print(f"[4] hints did not come back within 6 s: {failures}; over 2 s: {sum(r > 2000 for r in recoveries)}; "
-          f"worker restarts counted by the client: {client.status.restarts}")
+    print(
+        f"[4] hints did not come back within 6 s: {failures}; over 2 s: {sum(r > 2000 for r in recoveries)}; "
+        f"worker restarts counted by the client: {client.status.restarts}"
+    )
     for line in slow:
         print(f"[4]   slow recovery {line}")
     print(f"[4] the game kept ticking every frame: {ticks_ok}")

@@ -19,9 +19,7 @@ VISIBLE_HEIGHT = 20
 ROW_MASK: Bitboard = (1 << WIDTH) - 1
 FULL_MASK: Bitboard = (1 << (WIDTH * HEIGHT)) - 1
 # Column masks over the whole height: bit x of every row.
-COLUMN_MASKS: tuple[Bitboard, ...] = tuple(
-    sum(1 << (row * WIDTH + x) for row in range(HEIGHT)) for x in range(WIDTH)
-)
+COLUMN_MASKS: tuple[Bitboard, ...] = tuple(sum(1 << (row * WIDTH + x) for row in range(HEIGHT)) for x in range(WIDTH))
 
 # Cell colour codes: 0 empty, 1..7 = Piece + 1, 8 garbage.
 EMPTY = 0
@@ -50,7 +48,9 @@ def piece_mask(piece: Piece, rotation: Rotation, x: int, y: int) -> Bitboard | N
 
 
 # For each 10-bit row, the columns that are set in it.
-ROW_COLUMNS: tuple[tuple[int, ...], ...] = tuple(tuple(x for x in range(WIDTH) if row >> x & 1) for row in range(1 << WIDTH))
+ROW_COLUMNS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(x for x in range(WIDTH) if row >> x & 1) for row in range(1 << WIDTH)
+)
 
 
 def filled_columns(bits: Bitboard) -> list[int]:
@@ -186,7 +186,7 @@ class Board:
                 continue
             kept_bits |= ((bits >> (y * WIDTH)) & ROW_MASK) << (out_row * WIDTH)
             if self.colours is not None:
-                kept_colours.extend(self.colours[y * WIDTH:(y + 1) * WIDTH])
+                kept_colours.extend(self.colours[y * WIDTH : (y + 1) * WIDTH])
             out_row += 1
         colours = None
         if self.colours is not None:

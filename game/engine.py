@@ -19,8 +19,13 @@ from game.randomizer import Randomizer, State, make_randomizer
 from game.scoring import LockResult, lock_piece
 
 _ACTION_BUTTONS = (
-    Button.LEFT | Button.RIGHT | Button.SOFT_DROP | Button.HARD_DROP
-    | Button.ROTATE_CW | Button.ROTATE_CCW | Button.ROTATE_180
+    Button.LEFT
+    | Button.RIGHT
+    | Button.SOFT_DROP
+    | Button.HARD_DROP
+    | Button.ROTATE_CW
+    | Button.ROTATE_CCW
+    | Button.ROTATE_180
 )
 
 
@@ -176,8 +181,17 @@ class Game:
     # --- snapshots for undo/redo --------------------------------------------------------------------------
     def _snapshot(self) -> Snapshot:
         return Snapshot(
-            self.board, self.active, self.hold, self.hold_used, self.stream_pos, self.b2b, self.combo,
-            self.level, replace(self.stats), self.over, self.top_out_reason,
+            self.board,
+            self.active,
+            self.hold,
+            self.hold_used,
+            self.stream_pos,
+            self.b2b,
+            self.combo,
+            self.level,
+            replace(self.stats),
+            self.over,
+            self.top_out_reason,
         )
 
     def _restore(self, snap: Snapshot) -> None:
@@ -405,9 +419,7 @@ class Game:
         timing = self._timing
         timing.lock_timer += 1
         # Past the reset limit a grounded piece locks at once (guideline move reset).
-        out_of_resets = (
-            self.config.lock_mode is LockMode.MOVE_RESET and timing.resets > self.config.move_reset_limit
-        )
+        out_of_resets = self.config.lock_mode is LockMode.MOVE_RESET and timing.resets > self.config.move_reset_limit
         if timing.lock_timer >= self.config.lock_delay or out_of_resets:
             self._lock(events)
 

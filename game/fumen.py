@@ -41,8 +41,10 @@ _MAX_COMMENT = 4095  # escaped characters; the length field has two digits
 # enough that decoding takes well under a second.
 MAX_CODE_LENGTH = 100_000
 # JavaScript's whitespace (trim(), \s): the reference strips these from codes and quiz comments.
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 _FUMEN_PIECES = (None, Piece.I, Piece.L, Piece.O, Piece.Z, Piece.T, Piece.J, Piece.S)  # action piece code -> Piece
 _PIECE_CODE = {piece: code for code, piece in enumerate(_FUMEN_PIECES) if piece is not None}
@@ -50,10 +52,15 @@ _ROTATIONS = (Rotation.SOUTH, Rotation.EAST, Rotation.NORTH, Rotation.WEST)  # a
 ROTATION_NAMES = {Rotation.NORTH: "spawn", Rotation.EAST: "right", Rotation.SOUTH: "reverse", Rotation.WEST: "left"}
 # Fumen stores some states at another reference cell than the rotation cell; encoded = api + shift.
 _SHIFT = {
-    (Piece.O, Rotation.WEST): (-1, 1), (Piece.O, Rotation.SOUTH): (-1, 0), (Piece.O, Rotation.NORTH): (0, 1),
-    (Piece.I, Rotation.SOUTH): (-1, 0), (Piece.I, Rotation.WEST): (0, 1),
-    (Piece.S, Rotation.NORTH): (0, 1), (Piece.S, Rotation.EAST): (1, 0),
-    (Piece.Z, Rotation.NORTH): (0, 1), (Piece.Z, Rotation.WEST): (-1, 0),
+    (Piece.O, Rotation.WEST): (-1, 1),
+    (Piece.O, Rotation.SOUTH): (-1, 0),
+    (Piece.O, Rotation.NORTH): (0, 1),
+    (Piece.I, Rotation.SOUTH): (-1, 0),
+    (Piece.I, Rotation.WEST): (0, 1),
+    (Piece.S, Rotation.NORTH): (0, 1),
+    (Piece.S, Rotation.EAST): (1, 0),
+    (Piece.Z, Rotation.NORTH): (0, 1),
+    (Piece.Z, Rotation.WEST): (-1, 0),
 }
 
 
@@ -130,7 +137,7 @@ class Field:
             raise FumenError(f"field overflow: {len(lines)} rows, a fumen field has at most {FIELD_HEIGHT}")
         for number, line in enumerate(lines):
             y = len(lines) - 1 - number
-            cells[(y + 1) * WIDTH:(y + 2) * WIDTH] = _parse_row(line, f"field row {number + 1}")
+            cells[(y + 1) * WIDTH : (y + 2) * WIDTH] = _parse_row(line, f"field row {number + 1}")
         return cls(tuple(cells))
 
     def to_text(self) -> str:
@@ -142,7 +149,7 @@ class Field:
 
     def row_text(self, y: int) -> str:
         start = (y + 1) * WIDTH
-        return "".join(CELL_CHARS[c] for c in self.cells[start:start + WIDTH])
+        return "".join(CELL_CHARS[c] for c in self.cells[start : start + WIDTH])
 
     @classmethod
     def from_board(cls, board: Board) -> Field:
@@ -200,7 +207,7 @@ def _lock(cells: list[int], operation: Operation | None, flags: Flags) -> None:
                 raise FumenError(f"operation {operation} does not fit in the 10x{FIELD_HEIGHT} field")
             cells[(y + 1) * WIDTH + x] = code  # fumen overwrites whatever is there
     garbage = cells[:WIDTH]
-    rows = [cells[(y + 1) * WIDTH:(y + 2) * WIDTH] for y in range(FIELD_HEIGHT)]
+    rows = [cells[(y + 1) * WIDTH : (y + 2) * WIDTH] for y in range(FIELD_HEIGHT)]
     rows = [row for row in rows if 0 in row]
     rows += [[0] * WIDTH for _ in range(FIELD_HEIGHT - len(rows))]
     if flags.rise:
@@ -236,11 +243,16 @@ def js_unescape(text: str) -> str:
     i = 0
     while i < len(text):
         char = text[i]
-        if char == "%" and text[i + 1:i + 2] == "u" and len(text) >= i + 6 and all(c in hexdigits for c in text[i + 2:i + 6]):
-            units.append(int(text[i + 2:i + 6], 16))
+        if (
+            char == "%"
+            and text[i + 1 : i + 2] == "u"
+            and len(text) >= i + 6
+            and all(c in hexdigits for c in text[i + 2 : i + 6])
+        ):
+            units.append(int(text[i + 2 : i + 6], 16))
             i += 6
-        elif char == "%" and len(text) >= i + 3 and all(c in hexdigits for c in text[i + 1:i + 3]):
-            units.append(int(text[i + 1:i + 3], 16))
+        elif char == "%" and len(text) >= i + 3 and all(c in hexdigits for c in text[i + 1 : i + 3]):
+            units.append(int(text[i + 1 : i + 3], 16))
             i += 3
         else:
             units.extend(_utf16_units(char))
@@ -306,11 +318,11 @@ class Quiz:
         return "" if name is None or name == ";" else name
 
     def _least(self) -> str:
-        return self.text[self.text.find(")") + 1:]
+        return self.text[self.text.find(")") + 1 :]
 
     def _least_after_next(self) -> str:
         index = self.text.find(")")
-        return self.text[index + 1:] if _at(self.text, index + 1) == ";" else self.text[index + 2:]
+        return self.text[index + 1 :] if _at(self.text, index + 1) == ";" else self.text[index + 2 :]
 
     @property
     def hold(self) -> Piece | None:
@@ -421,9 +433,11 @@ class _Reader:
     def poll(self, count: int, what: str) -> int:
         if self.index + count > len(self.digits):
             left = len(self.digits) - self.index
-            raise FumenError(f"truncated data: page {self.page} {what} needs {count} characters but only "
-                             f"{left} remain at the end of the code (length {self.length})")
-        group = self.digits[self.index:self.index + count]
+            raise FumenError(
+                f"truncated data: page {self.page} {what} needs {count} characters but only "
+                f"{left} remain at the end of the code (length {self.length})"
+            )
+        group = self.digits[self.index : self.index + count]
         self.index += count
         return sum(digit << (6 * shift) for shift, digit in enumerate(group))
 
@@ -458,14 +472,17 @@ def _read_field(reader: _Reader, cells: list[int], top: int) -> bool:
         diff, run = divmod(value, blocks)
         changed |= run != blocks - 1
         if index + run + 1 > blocks:
-            raise FumenError(f"field overflow: page {reader.page} field data runs {index + run + 1 - blocks} "
-                             f"cells past the end of the field")
+            raise FumenError(
+                f"field overflow: page {reader.page} field data runs {index + run + 1 - blocks} "
+                f"cells past the end of the field"
+            )
         for i in range(index, index + run + 1):
             x, y = i % WIDTH, top - i // WIDTH - 1
             new = cells[(y + 1) * WIDTH + x] + diff - 8
             if not 0 <= new <= GRAY:
-                raise FumenError(f"field overflow: page {reader.page} sets cell ({x}, {y}) to colour {new}, "
-                                 f"outside 0..8")
+                raise FumenError(
+                    f"field overflow: page {reader.page} sets cell ({x}, {y}) to colour {new}, outside 0..8"
+                )
             cells[(y + 1) * WIDTH + x] = new
         index += run + 1
     return changed
@@ -629,11 +646,14 @@ def encode(pages: Sequence[Page]) -> str:
         if new_comment is not None:
             escaped = js_escape(new_comment)
             if len(escaped) > _MAX_COMMENT:
-                raise FumenError(f"page {number}: comment too long ({len(escaped)} escaped characters, "
-                                 f"at most {_MAX_COMMENT})")
+                raise FumenError(
+                    f"page {number}: comment too long ({len(escaped)} escaped characters, at most {_MAX_COMMENT})"
+                )
             out += _digits(len(escaped), 2)
             for start in range(0, len(escaped), 4):
-                chunk = sum(_COMMENT_TABLE.index(c) * _COMMENT_BASE ** i for i, c in enumerate(escaped[start:start + 4]))
+                chunk = sum(
+                    _COMMENT_TABLE.index(c) * _COMMENT_BASE**i for i, c in enumerate(escaped[start : start + 4])
+                )
                 out += _digits(chunk, 5)
         try:
             _lock(cells, page.operation, flags)
@@ -643,5 +663,5 @@ def encode(pages: Sequence[Page]) -> str:
 
     data = "".join(_ALPHABET[v] for v in out)
     # A '?' after 42 digits (47 minus the prefix) and then every 47, as the reference writes it.
-    chunks = [data[:42]] + [data[i:i + 47] for i in range(42, len(data), 47)] if len(data) >= 41 else [data]
+    chunks = [data[:42]] + [data[i : i + 47] for i in range(42, len(data), 47)] if len(data) >= 41 else [data]
     return "v115@" + "?".join(chunks)

@@ -77,13 +77,22 @@ def page_to_json(page: Page) -> dict[str, Any]:
     flags = page.flags
     return {
         "field": page.field.to_text() if page.field is not None else None,
-        "operation": None if operation is None else {
-            "type": operation.piece.name, "rotation": ROTATION_NAMES[operation.rotation],
-            "x": operation.x, "y": operation.y,
+        "operation": None
+        if operation is None
+        else {
+            "type": operation.piece.name,
+            "rotation": ROTATION_NAMES[operation.rotation],
+            "x": operation.x,
+            "y": operation.y,
         },
         "comment": page.comment,
-        "flags": {"quiz": flags.quiz, "lock": flags.lock, "mirror": flags.mirror, "colorize": flags.colorize,
-                  "rise": flags.rise},
+        "flags": {
+            "quiz": flags.quiz,
+            "lock": flags.lock,
+            "mirror": flags.mirror,
+            "colorize": flags.colorize,
+            "rise": flags.rise,
+        },
     }
 
 
@@ -117,8 +126,11 @@ def pages_from_json(data: Any) -> list[Page]:
         op = item.get("operation")
         operation = None
         if op is not None:
-            if not isinstance(op, dict) or not all(isinstance(op.get(k), str) for k in ("type", "rotation")) \
-                    or not all(type(op.get(k)) is int for k in ("x", "y")):
+            if (
+                not isinstance(op, dict)
+                or not all(isinstance(op.get(k), str) for k in ("type", "rotation"))
+                or not all(type(op.get(k)) is int for k in ("x", "y"))
+            ):
                 raise FumenError(f"{where}: operation must be {{type, rotation, x, y}} with integer x and y")
             try:
                 operation = Operation(Piece.from_letter(op["type"]), Rotation.parse(op["rotation"]), op["x"], op["y"])
@@ -130,11 +142,18 @@ def pages_from_json(data: Any) -> list[Page]:
         if not isinstance(comment, str):
             raise FumenError(f"{where}: comment must be a string")
         raw_flags = item.get("flags") or {}
-        if not isinstance(raw_flags, dict) or set(raw_flags) - {*_FLAG_NAMES, "quiz"} \
-                or not all(isinstance(v, bool) for v in raw_flags.values()):
+        if (
+            not isinstance(raw_flags, dict)
+            or set(raw_flags) - {*_FLAG_NAMES, "quiz"}
+            or not all(isinstance(v, bool) for v in raw_flags.values())
+        ):
             raise FumenError(f"{where}: flags must be an object of booleans: lock, mirror, colorize, rise")
-        flags = Flags(lock=raw_flags.get("lock", True), mirror=raw_flags.get("mirror", False),
-                      colorize=raw_flags.get("colorize", number == 1), rise=raw_flags.get("rise", False))
+        flags = Flags(
+            lock=raw_flags.get("lock", True),
+            mirror=raw_flags.get("mirror", False),
+            colorize=raw_flags.get("colorize", number == 1),
+            rise=raw_flags.get("rise", False),
+        )
         pages.append(Page(field, operation, comment, flags))
     return pages
 

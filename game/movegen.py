@@ -124,8 +124,9 @@ class _PieceTables:
                     # xi must stay in lo..hi (its own rotation's columns) for this test to be looked up at all:
                     # user tables may kick further than the 8 spare columns on each side.
                     lo, hi = max(0, -dx), min(_XS - 1, _XS - 1 - dx)
-                    kick_tests.append((int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy,
-                                       abs(kx) == 1 and abs(ky) == 2, lo, hi))
+                    kick_tests.append(
+                        (int(end) * _XS + dx, dy, (end << 11) + dx * 64 + dy, abs(kx) == 1 and abs(ky) == 2, lo, hi)
+                    )
                 options.append((code, int(end), tuple(kick_tests)))
             self.kicks.append(options)
         # Canonical id per state index (rot << 11 | xi << 6 | p); -1 where out of bounds.
@@ -407,10 +408,17 @@ def find_moves(
     result = []
     for final, landed, spin, tail, code in sorted(best.values(), key=lambda entry: entry[0]):
         keys = _keys_of(link, tail, code)
-        result.append(Placement(
-            piece, _ROTATIONS[landed >> 11], ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, _SPINS[spin],
-            keys, tables.masks[tables.canon[landed]],
-        ))
+        result.append(
+            Placement(
+                piece,
+                _ROTATIONS[landed >> 11],
+                ((landed >> 6) & 31) - _XOFF,
+                (landed & 63) - _YOFF,
+                _SPINS[spin],
+                keys,
+                tables.masks[tables.canon[landed]],
+            )
+        )
     return result
 
 
@@ -505,9 +513,7 @@ def _can_spin(piece: Piece, rules: Rules) -> bool:
     return rules.spin_rule is SpinRule.ALL_SPIN or (piece is Piece.T and rules.spin_rule is not SpinRule.NONE)
 
 
-def generate_raw(
-    board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True
-) -> list[RawPlacement]:
+def generate_raw(board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True) -> list[RawPlacement]:
     """The same (cells, spin) placements as `find_moves`, without key sequences (for search). Unordered.
 
     Pieces that can never score a spin under the rules (all but T with the T-spin rule) take a bit-parallel
@@ -534,6 +540,8 @@ def generate_raw(
     canon = tables.canon
     spins = _SPINS
     return [
-        RawPlacement(landed >> 11, ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, spins[spin], final, canon[landed])
+        RawPlacement(
+            landed >> 11, ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, spins[spin], final, canon[landed]
+        )
         for final, landed, spin, _tail, _code in best.values()
     ]

@@ -95,6 +95,7 @@ def detect_spin(
         return Spin.NONE
     bits = board.bits if isinstance(board, Board) else board
     if piece is Piece.T:
+
         def filled(dx: int, dy: int) -> bool:
             cx, cy = x + dx, y + dy
             return not (0 <= cx < 10 and 0 <= cy < 40) or bool(bits >> (cy * 10 + cx) & 1)

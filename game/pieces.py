@@ -68,7 +68,9 @@ class Rotation(IntEnum):
             names = (rotation.srs_name.lower(), rotation.tbp_name, _FUMEN_NAMES[rotation], rotation.name.lower())
             if key in names:
                 return rotation
-        raise ValueError(f"unknown rotation {text!r}: expected 0/R/2/L, north/east/south/west or spawn/right/reverse/left")
+        raise ValueError(
+            f"unknown rotation {text!r}: expected 0/R/2/L, north/east/south/west or spawn/right/reverse/left"
+        )
 
 
 _FUMEN_NAMES = ("spawn", "right", "reverse", "left")
@@ -126,6 +128,8 @@ def parse_queue(text: str) -> list[Piece]:
         if char in " ,\t":
             continue
         if char.upper() not in "IJLOSTZ":
-            raise ValueError(f"bad piece {char!r} at position {index + 1} of queue {text!r}: expected I, J, L, O, S, T or Z")
+            raise ValueError(
+                f"bad piece {char!r} at position {index + 1} of queue {text!r}: expected I, J, L, O, S, T or Z"
+            )
         pieces.append(Piece[char.upper()])
     return pieces

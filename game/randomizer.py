@@ -88,7 +88,7 @@ class BagRandomizer(Randomizer):
         result: list[Outcome] = []
         for piece in dict.fromkeys(left):
             index = left.index(piece)
-            rest = left[:index] + left[index + 1:]
+            rest = left[:index] + left[index + 1 :]
             result.append((piece, left.count(piece) / len(left), rest))
         return result
 

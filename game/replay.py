@@ -49,7 +49,11 @@ class Replay:
     def new_game(self) -> Game:
         board = Board.from_rows(list(self.board_rows)) if self.board_rows else None
         return Game(
-            self.config, self.seed, board=board, queue=list(self.queue), hold=self.hold,
+            self.config,
+            self.seed,
+            board=board,
+            queue=list(self.queue),
+            hold=self.hold,
             randomizer_state=self.randomizer_state,
         )
 
@@ -119,8 +123,9 @@ class Replay:
         try:
             replay.new_game()
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError, IndexError, AssertionError) as error:
-            raise ReplayError(f"not a valid replay: the start position cannot be played ({_first_line(error)})") \
-                from None
+            raise ReplayError(
+                f"not a valid replay: the start position cannot be played ({_first_line(error)})"
+            ) from None
         return replay
 
     def save(self, path: str | Path) -> None:
@@ -225,8 +230,10 @@ def _config(value: Any) -> GameConfig:
     rotation = value["rules"].get("rotation")
     if isinstance(rotation, str) and rotation.lower() not in BUILTIN_FILES:
         # replays carry their kick table; a file name would make the replay depend on (and read) another file
-        raise ReplayError(f"not a valid replay: rotation {_short(rotation)} is neither built in "
-                          f"({', '.join(BUILTIN_FILES)}) nor a kick table")
+        raise ReplayError(
+            f"not a valid replay: rotation {_short(rotation)} is neither built in "
+            f"({', '.join(BUILTIN_FILES)}) nor a kick table"
+        )
     try:
         config = GameConfig.from_dict(value)
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError, AssertionError) as error:
@@ -257,21 +264,32 @@ def _check_state(randomizer: str, state: Any) -> None:
     """The randomizer state must be one the randomizer can be in (None: its start)."""
     if state is None:
         return
-    bad = ReplayError(f"not a valid replay: randomizer_state {_short(_state_to_json(state))} is not a state of "
-                      f"the {randomizer} randomizer")
+    bad = ReplayError(
+        f"not a valid replay: randomizer_state {_short(_state_to_json(state))} is not a state of "
+        f"the {randomizer} randomizer"
+    )
     if randomizer in ("7bag", "14bag"):
         copies = 1 if randomizer == "7bag" else 2
-        if not isinstance(state, tuple) or not all(isinstance(p, Piece) for p in state) \
-                or len(state) >= 7 * copies or list(state) != sorted(state) \
-                or any(state.count(p) > copies for p in state):
+        if (
+            not isinstance(state, tuple)
+            or not all(isinstance(p, Piece) for p in state)
+            or len(state) >= 7 * copies
+            or list(state) != sorted(state)
+            or any(state.count(p) > copies for p in state)
+        ):
             raise bad
     elif randomizer == "nes":
         if not isinstance(state, Piece):
             raise bad
     elif randomizer == "tgm":
-        if not (isinstance(state, tuple) and len(state) == 2 and state[0] in ("first", "run")
-                and isinstance(state[1], tuple) and len(state[1]) == 4
-                and all(isinstance(p, Piece) for p in state[1])):
+        if not (
+            isinstance(state, tuple)
+            and len(state) == 2
+            and state[0] in ("first", "run")
+            and isinstance(state[1], tuple)
+            and len(state[1]) == 4
+            and all(isinstance(p, Piece) for p in state[1])
+        ):
             raise bad
     else:  # pure random has no state
         raise bad
@@ -290,7 +308,7 @@ def _state_from_json(data: Any, depth: int = 0) -> Any:
         raise ReplayError("not a valid replay: randomizer_state nested too deeply")
     if isinstance(data, dict):
         if set(data) != {"piece"}:
-            raise ReplayError("not a valid replay: randomizer_state objects must be {\"piece\": letter}")
+            raise ReplayError('not a valid replay: randomizer_state objects must be {"piece": letter}')
         return _piece(data["piece"], "randomizer_state piece")
     if isinstance(data, list):
         return tuple(_state_from_json(item, depth + 1) for item in data)

@@ -125,9 +125,7 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
             raise KickTableError(f"{where}: expected a table of transitions like 0R = [[0, 0], ...]")
         for transition, listed in transitions.items():
             if transition not in ALL_TRANSITIONS:
-                raise KickTableError(
-                    f"{where}.{transition}: unknown transition (allowed: {' '.join(ALL_TRANSITIONS)})"
-                )
+                raise KickTableError(f"{where}.{transition}: unknown transition (allowed: {' '.join(ALL_TRANSITIONS)})")
             if not isinstance(listed, list) or not listed or len(listed) > MAX_KICK_TESTS:
                 raise KickTableError(f"{where}.{transition}: expected a list of 1 to {MAX_KICK_TESTS} kick tests")
             cells = tuple(_parse_cell(test, f"{where}.{transition}[{i}]") for i, test in enumerate(listed))
@@ -196,8 +194,9 @@ def load_kick_file(path: str | Path) -> RotationSystem:
         raise KickTableError(f"{path}: not valid TOML ({reason})") from None
     system = build_rotation_system(data, str(path))
     if "kicks" not in data:
-        raise KickTableError(f"{path}: no kick table found (expected [kicks.<PIECES>] tables; an empty [kicks] "
-                             f"table means no kicks)")
+        raise KickTableError(
+            f"{path}: no kick table found (expected [kicks.<PIECES>] tables; an empty [kicks] table means no kicks)"
+        )
     return system
 
 

@@ -38,9 +38,7 @@ class Rules:
 
     def cache_key(self) -> tuple:
         """A hashable value that changes whenever a rule affecting placements changes (for solver caches)."""
-        return (
-            self.rotation.fingerprint, self.allow_180, self.hold, self.spin_rule, self.spawn_x, self.spawn_y
-        )
+        return (self.rotation.fingerprint, self.allow_180, self.hold, self.spin_rule, self.spawn_x, self.spawn_y)
 
     @classmethod
     def named(cls, rotation: str = "srs", **kwargs) -> Rules:

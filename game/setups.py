@@ -112,21 +112,47 @@ def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
-ENTRY_FIELDS = {"key", "name", "family", "pc", "opener", "fumen", "mirror", "bags", "hold", "finishes",
-                "pc_pattern", "pc_lines", "notes", "margin", "source", "figures"}
+ENTRY_FIELDS = {
+    "key",
+    "name",
+    "family",
+    "pc",
+    "opener",
+    "fumen",
+    "mirror",
+    "bags",
+    "hold",
+    "finishes",
+    "pc_pattern",
+    "pc_lines",
+    "notes",
+    "margin",
+    "source",
+    "figures",
+}
 
 
 def entry_fields(raw: dict) -> dict:
     """The keyword arguments of an entry from its TOML table (KeyError: a required field is missing;
     TypeError/ValueError: a field of the wrong type)."""
     return dict(
-        key=str(raw["key"]), name=str(raw["name"]), family=str(raw["family"]),
-        pc=int(raw["pc"]) if raw.get("pc") is not None else None, opener=str(raw.get("opener", "")),
-        fumen=str(raw["fumen"]), mirror=bool(raw.get("mirror", True)), bags=str(raw["bags"]),
-        hold=bool(raw.get("hold", True)), finishes=tuple(str(f) for f in raw.get("finishes", ())),
-        pc_pattern=str(raw.get("pc_pattern", "")), pc_lines=int(raw.get("pc_lines", 4)),
-        notes=str(raw.get("notes", "")), margin=str(raw.get("margin", "")), source=str(raw.get("source", "")),
-        figures=dict(raw.get("figures", {})))
+        key=str(raw["key"]),
+        name=str(raw["name"]),
+        family=str(raw["family"]),
+        pc=int(raw["pc"]) if raw.get("pc") is not None else None,
+        opener=str(raw.get("opener", "")),
+        fumen=str(raw["fumen"]),
+        mirror=bool(raw.get("mirror", True)),
+        bags=str(raw["bags"]),
+        hold=bool(raw.get("hold", True)),
+        finishes=tuple(str(f) for f in raw.get("finishes", ())),
+        pc_pattern=str(raw.get("pc_pattern", "")),
+        pc_lines=int(raw.get("pc_lines", 4)),
+        notes=str(raw.get("notes", "")),
+        margin=str(raw.get("margin", "")),
+        source=str(raw.get("source", "")),
+        figures=dict(raw.get("figures", {})),
+    )
 
 
 def read_library(directory: Path | None = None) -> list[SetupEntry]:

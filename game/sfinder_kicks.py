@@ -47,8 +47,10 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         transition = _STATE[start] + _STATE[end]
         for dx, dy in tests:
             if max(len(dx.lstrip("+-")), len(dy.lstrip("+-"))) > _MAX_DIGITS:
-                raise KickTableError(f"{source}: {key}: kick ({dx[:8]}...) has a number of more than {_MAX_DIGITS} "
-                                     f"digits (each part must be within -4..4)")
+                raise KickTableError(
+                    f"{source}: {key}: kick ({dx[:8]}...) has a number of more than {_MAX_DIGITS} "
+                    f"digits (each part must be within -4..4)"
+                )
         kicks.setdefault(piece, {})[transition] = [[int(dx), int(dy)] for dx, dy in tests]
     if not raw:
         raise KickTableError(f"{source}: no kick table found (expected lines like T.NE=(0,0)(-1,0))")

@@ -16,8 +16,13 @@ class InputFileError(ValueError):
 
 
 def _size_text(limit: int) -> str:
-    return f"{limit // 1_000_000} MB" if limit >= 1_000_000 and limit % 1_000_000 == 0 else \
-        f"{limit // 1000} kB" if limit >= 1000 and limit % 1000 == 0 else f"{limit} bytes"
+    return (
+        f"{limit // 1_000_000} MB"
+        if limit >= 1_000_000 and limit % 1_000_000 == 0
+        else f"{limit // 1000} kB"
+        if limit >= 1000 and limit % 1000 == 0
+        else f"{limit} bytes"
+    )
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int, *, what: str = "file") -> bytes:

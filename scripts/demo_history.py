@@ -42,8 +42,17 @@ def play(seed: int, stage: int, gap: int) -> Game:
         if game.active is None:
             game.tick(0)
             continue
-        state = SearchState(game.board, game.active.piece, game.hold, tuple(game.preview()), game.b2b, game.combo,
-                            game.future_state(), game.config.randomizer, not game.hold_used)
+        state = SearchState(
+            game.board,
+            game.active.piece,
+            game.hold,
+            tuple(game.preview()),
+            game.b2b,
+            game.combo,
+            game.future_state(),
+            game.config.randomizer,
+            not game.hold_used,
+        )
         found = engine.suggest(state, budget)
         if found is None:
             break
@@ -70,11 +79,21 @@ def main() -> int:
         s = game.stats
         seconds = game.ticks / 60
         finished = s.lines >= 40
-        record = GameRecord("sprint", "srs 7bag 5nx hold 180 lv1", finished, round(seconds, 3), s.pieces,
-                            s.lines, s.score, round(s.pieces / seconds, 3), round(s.attack * 60 / seconds, 2),
-                            round(s.keys / max(1, s.pieces), 3), s.finesse_faults, ending="finished" if finished
-                            else "topout" if game.over else "ended",
-                            played_at=(start + dt.timedelta(days=run)).isoformat(timespec="seconds"))
+        record = GameRecord(
+            "sprint",
+            "srs 7bag 5nx hold 180 lv1",
+            finished,
+            round(seconds, 3),
+            s.pieces,
+            s.lines,
+            s.score,
+            round(s.pieces / seconds, 3),
+            round(s.attack * 60 / seconds, 2),
+            round(s.keys / max(1, s.pieces), 3),
+            s.finesse_faults,
+            ending="finished" if finished else "topout" if game.over else "ended",
+            played_at=(start + dt.timedelta(days=run)).isoformat(timespec="seconds"),
+        )
         saved = store.save(record).record
         replay = Replay.from_game(game)
         store.save_replay(saved.id, replay.to_json())
@@ -84,8 +103,10 @@ def main() -> int:
             accuracy = f"{review['accuracy']:.1f}%"
         else:
             accuracy = "(not reviewed yet)"
-        print(f"run {saved.id}: stage {stage} gap {gap}: {s.pieces} pieces {s.lines} lines {seconds:.1f} s "
-              f"{record.pps:.2f} PPS accuracy {accuracy}")
+        print(
+            f"run {saved.id}: stage {stage} gap {gap}: {s.pieces} pieces {s.lines} lines {seconds:.1f} s "
+            f"{record.pps:.2f} PPS accuracy {accuracy}"
+        )
     return 0
 
 

@@ -31,8 +31,23 @@ README = LIBRARY / "README.md"
 PC_MAX_QUEUES = 100_000  # PC patterns above this many queues are not computed (a minute or more each)
 PC_BUDGET_MS = 240_000  # and a PC search that runs longer than this is reported as not computed
 RULES_TEXT = "SRS, soft drop, no 180"
-HAND_FIELDS = ("key", "name", "family", "pc", "opener", "fumen", "margin", "mirror", "bags", "hold", "finishes",
-               "pc_pattern", "pc_lines", "notes", "source")
+HAND_FIELDS = (
+    "key",
+    "name",
+    "family",
+    "pc",
+    "opener",
+    "fumen",
+    "margin",
+    "mirror",
+    "bags",
+    "hold",
+    "finishes",
+    "pc_pattern",
+    "pc_lines",
+    "notes",
+    "source",
+)
 
 
 def _entry_field_bits(entry) -> tuple[int, int]:
@@ -69,8 +84,7 @@ def compute_figures(entry, *, pc_budget_ms: float = PC_BUDGET_MS) -> dict:
         elif size > PC_MAX_QUEUES:
             figures["pc"] = f"not computed: {size:,} queues (more than {PC_MAX_QUEUES:,})"
         else:
-            result = percent(bits, entry.pc_pattern, use_hold=entry.hold, lines=entry.pc_lines,
-                             budget_ms=pc_budget_ms)
+            result = percent(bits, entry.pc_pattern, use_hold=entry.hold, lines=entry.pc_lines, budget_ms=pc_budget_ms)
             if result.truncated:
                 figures["pc"] = f"not computed: the solver's budget of {pc_budget_ms / 1000:.0f} s ran out"
             else:
@@ -78,8 +92,11 @@ def compute_figures(entry, *, pc_budget_ms: float = PC_BUDGET_MS) -> dict:
                 figures["pc_total"] = result.total
                 figures["pc_rate"] = round(result.rate, 6)
     elif "PC" in entry.finishes:
-        figures["pc"] = ("not computed: the PC comes after the T-spins and later bags" if entry.family == "opener"
-                         else "not computed: the pieces left for the PC depend on the build (see notes)")
+        figures["pc"] = (
+            "not computed: the PC comes after the T-spins and later bags"
+            if entry.family == "opener"
+            else "not computed: the pieces left for the PC depend on the build (see notes)"
+        )
     slots = tspin_slots(bits)
     figures["tspin"] = slots[0].name if slots else "none"
     figures["tspin_placements"] = len(slots)
@@ -129,8 +146,10 @@ def _pct(success, total) -> str:
 
 
 def readme_table(entries, figures: dict[str, dict]) -> str:
-    rows = ["| entry | family | PC / opener | bags | build | with mirror | PC after | T-spin |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| entry | family | PC / opener | bags | build | with mirror | PC after | T-spin |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for entry in entries:
         f = figures[entry.key]
         where = f"PC {entry.pc}" if entry.family == "pc" else entry.opener
@@ -142,8 +161,10 @@ def readme_table(entries, figures: dict[str, dict]) -> str:
         else:
             pc = f.get("pc", "-")
         tspin = f"{f['tspin']} ({f['tspin_placements']})" if f["tspin"] != "none" else "none"
-        rows.append(f"| {entry.name} (`{entry.key}`) | {entry.family} | {where} | `{entry.bags}` | "
-                    f"{_pct(f['build_success'], f['build_total'])} | {either} | {pc} | {tspin} |")
+        rows.append(
+            f"| {entry.name} (`{entry.key}`) | {entry.family} | {where} | `{entry.bags}` | "
+            f"{_pct(f['build_success'], f['build_total'])} | {either} | {pc} | {tspin} |"
+        )
     return "\n".join(rows)
 
 
@@ -197,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         if README_START in text and README_END in text:
             head, rest = text.split(README_START, 1)
             _, tail = rest.split(README_END, 1)
-            README.write_text(f"{head}{README_START}\n{readme_table(entries, figures)}\n{README_END}{tail}",
-                              encoding="utf-8")
+            README.write_text(
+                f"{head}{README_START}\n{readme_table(entries, figures)}\n{README_END}{tail}", encoding="utf-8"
+            )
     print(f"wrote the figures of {len(entries)} entries")
     return 0
 

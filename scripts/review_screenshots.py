@@ -28,18 +28,38 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from ui.modes import MODES  # the title menu lists the modes, then Stats
 
-    steps = ["wait 30", *["tap down"] * len(MODES), "tap return", "wait 30",
-             f"shot {OUT / 'stats_progress.png'}", "tap return", "wait 20",
-             "wait 1500", "tap down", "wait 5", f"shot {OUT / 'review.png'}",
-             "tap down", "tap down", "wait 5", f"shot {OUT / 'review_mistake.png'}", "quit"]
+    steps = [
+        "wait 30",
+        *["tap down"] * len(MODES),
+        "tap return",
+        "wait 30",
+        f"shot {OUT / 'stats_progress.png'}",
+        "tap return",
+        "wait 20",
+        "wait 1500",
+        "tap down",
+        "wait 5",
+        f"shot {OUT / 'review.png'}",
+        "tap down",
+        "tap down",
+        "wait 5",
+        f"shot {OUT / 'review_mistake.png'}",
+        "quit",
+    ]
     ROOT_SHOTS.mkdir(exist_ok=True)
-    env = dict(os.environ, STACKCOACH_DATA_DIR=str(data), STACKCOACH_CONFIG_DIR=str(config),
-               SDL_AUDIODRIVER="dummy")
+    env = dict(os.environ, STACKCOACH_DATA_DIR=str(data), STACKCOACH_CONFIG_DIR=str(config), SDL_AUDIODRIVER="dummy")
     env.pop("SDL_VIDEODRIVER", None)
-    command = ["xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c",
-               f"{sys.executable} -m ui.app --script '{';'.join(steps)}' & app=$!; "
-               + "".join(f"sleep 1; import -window root {ROOT_SHOTS}/root-{second}.png; " for second in range(3, 13))
-               + "wait $app"]
+    command = [
+        "xvfb-run",
+        "-a",
+        "-s",
+        "-screen 0 1280x720x24",
+        "sh",
+        "-c",
+        f"{sys.executable} -m ui.app --script '{';'.join(steps)}' & app=$!; "
+        + "".join(f"sleep 1; import -window root {ROOT_SHOTS}/root-{second}.png; " for second in range(3, 13))
+        + "wait $app",
+    ]
     started = time.monotonic()
     result = subprocess.run(command, cwd=ROOT, env=env, timeout=600)
     print(f"done in {time.monotonic() - started:.1f} s, status {result.returncode}")

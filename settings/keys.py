@@ -181,8 +181,6 @@ def rebind(settings: Settings, button: str, keys: str | Iterable[str]) -> Settin
     for key in wanted:
         owner = next((b for b, bound in current.items() if key in bound and b != button), None)
         if owner is not None:
-            raise SettingsError(
-                f'key "{key}" is already bound to {owner}; it cannot also be bound to {button}'
-            )
+            raise SettingsError(f'key "{key}" is already bound to {owner}; it cannot also be bound to {button}')
     new_keys = KeySettings.model_validate({**current, button: wanted})
     return settings.model_copy(update={"keys": new_keys})

@@ -133,8 +133,7 @@ def migrate(data: dict[str, Any]) -> Migrated:
         # A migration bug must not cost the player their settings.
         except Exception as error:  # noqa: BLE001
             result.problems.append(
-                f"could not upgrade settings from version {version} ({error}); "
-                "read what was valid as it stands"
+                f"could not upgrade settings from version {version} ({error}); read what was valid as it stands"
             )
             return result
         version += 1

@@ -189,9 +189,7 @@ def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
             continue
         duplicate = _merge(data, parsed)
         if duplicate is not None:
-            outcome.errors.append(
-                (i + 1, f"{_duplicate_reason(header, statement, duplicate)}; kept the first")
-            )
+            outcome.errors.append((i + 1, f"{_duplicate_reason(header, statement, duplicate)}; kept the first"))
         i = end
     _merge(outcome.data, data)
 
@@ -283,9 +281,7 @@ def salvage_groups(data: dict[str, Any]) -> tuple[dict[str, BaseModel], list[str
     for name, model in GROUPS.items():
         raw = data.get(name, {})
         if not isinstance(raw, dict):
-            problems.append(
-                f"{name}: expected a table [{name}], got {show(raw)}; using the defaults for [{name}]"
-            )
+            problems.append(f"{name}: expected a table [{name}], got {show(raw)}; using the defaults for [{name}]")
             raw = {}
         known = {k: v for k, v in raw.items() if k in model.model_fields}
         problems += [f"unknown key '{name}.{k}' ignored" for k in raw if k not in model.model_fields]
@@ -374,16 +370,12 @@ def apply_env(
             continue
         model = GROUPS[name]
         known = {k: v for k, v in overrides.items() if k in model.model_fields}
-        problems += [
-            f"{env_var(name, k)}: unknown setting '{name}.{k}'; ignored" for k in overrides if k not in known
-        ]
+        problems += [f"{env_var(name, k)}: unknown setting '{name}.{k}'; ignored" for k in overrides if k not in known]
         base = groups[name].model_dump()
         while known:
             instance, errors = _validate(model, {**base, **known}, strict=False)  # env values are text
             if instance is not None:
-                notices += [
-                    f"{name}.{k} = {show(getattr(instance, k))} (from {env_var(name, k)})" for k in known
-                ]
+                notices += [f"{name}.{k} = {show(getattr(instance, k))} (from {env_var(name, k)})" for k in known]
                 if applied is not None:
                     applied.update({f"{name}.{k}": env_var(name, k) for k in known})
                 groups[name] = instance

@@ -307,9 +307,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
     problems: list[str] = []
     if reading.decode_problem:
         problems.append(f"{name} {reading.decode_problem}; {kept}; read what was readable")
-        problems += [
-            f"{key}: could not be read (not valid UTF-8); using the default" for key in reading.unreadable
-        ]
+        problems += [f"{key}: could not be read (not valid UTF-8); using the default" for key in reading.unreadable]
     if parsed.errors:
         line, reason = parsed.errors[0]
         lines = _lines([n for n, _ in parsed.errors])
@@ -324,8 +322,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
     notices: list[str] = []
     if reading.upgraded:
         notices.append(
-            f"{name} was upgraded from settings version {migration.from_version} to {CURRENT_SCHEMA}; "
-            f"{original_kept}"
+            f"{name} was upgraded from settings version {migration.from_version} to {CURRENT_SCHEMA}; {original_kept}"
         )
     if (migration.problems or reading.field_problems) and not (
         reading.decode_problem or parsed.errors or migration.newer or reading.upgraded
@@ -403,9 +400,7 @@ def _keep_unread_content(target: Path) -> None:
     except FileNotFoundError:
         return
     if len(raw) > MAX_FILE_BYTES:
-        raise OSError(
-            errno.EFBIG, f"{target.name} is too large to be a settings file; move it away to save settings"
-        )
+        raise OSError(errno.EFBIG, f"{target.name} is too large to be a settings file; move it away to save settings")
     reading, _ = _read_or_fail(raw)
     if reading is None or reading.needs_backup:
         kept = backup_file(target, raw)

@@ -101,7 +101,9 @@ def board_features_by_columns(bits: Bitboard) -> dict[str, float]:
     }
 
 
-def move_features(piece: Piece, rotation: Rotation, x: int, y: int, result: LockResult, b2b_before: int) -> dict[str, float]:
+def move_features(
+    piece: Piece, rotation: Rotation, x: int, y: int, result: LockResult, b2b_before: int
+) -> dict[str, float]:
     """Features of one lock: where it landed and what it scored."""
     cells = SHAPES[piece, rotation]
     low = min(dy for _, dy in cells)

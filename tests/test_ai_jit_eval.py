@@ -126,8 +126,11 @@ HAND_FIELDS = {
     # name: (rows top first, the feature this field is about, its value)
     "tsd": (["XXXX______", "XXX___XXXX", "XXXX_XXXXX"], "tsd_slots", 1),
     "tst": (["_X________", "XX________", "X_________", "X_XXXXXXXX", "X__XXXXXXX", "X_XXXXXXXX"], "tst_slots", 1),
-    "tst_mirrored": (["________X_", "________XX", "_________X", "XXXXXXXX_X", "XXXXXXX__X", "XXXXXXXX_X"],
-                     "tst_slots", 1),
+    "tst_mirrored": (
+        ["________X_", "________XX", "_________X", "XXXXXXXX_X", "XXXXXXX__X", "XXXXXXXX_X"],
+        "tst_slots",
+        1,
+    ),
     "t_shape_building": (["XX________", "X___XX____", "XX_XXXXX__"], "tslot_shapes", 1),
     "tetris_ready": (["XXXXXXXXX_"] * 5, "well_depth", 4),
     "deep_well_and_holes": (["XXXXXXXXX_", "XXXXXXXXX_", "_XXXXXXXX_", "_XXXXXXXX_"], "wells", 10),

@@ -177,8 +177,16 @@ TST_ROWS = ["_X________", "XX________", "X_________", "X_XXXXXXXX", "X__XXXXXXX"
 FIN_ROWS = ["___XXX____", "______XXXX", "__________", "X_X_X_____", "__X_XX____", "X_XXXXXXX_"]
 # T EAST at (5, 8) is reached without a spin by a shift and a drop, and with a mini by a longer rotation.
 LATER_SPIN_ROWS = [
-    "____X_____", "__X_X_____", "__X_X_X___", "__X_X_X___", "__X_XXX___",
-    "X_XX__X___", "__XXXXX___", "___XXXX__X", "X_XXXXXXXX", "XX_XXXXX__",
+    "____X_____",
+    "__X_X_____",
+    "__X_X_X___",
+    "__X_X_X___",
+    "__X_XXX___",
+    "X_XX__X___",
+    "__XXXXX___",
+    "___XXXX__X",
+    "X_XXXXXXXX",
+    "XX_XXXXX__",
 ]
 
 
@@ -251,8 +259,9 @@ def test_far_kicks_and_odd_spawns_agree_with_the_reference_search() -> None:
         for soft in (True, False):
             raw = movegen.generate_raw(bits, piece, rules, soft_drop=soft)
             full = movegen.find_moves(bits, piece, rules, soft_drop=soft)
-            assert cell_set(piece, [(p.rotation, p.x, p.y, int(p.spin)) for p in raw]) == \
-                {(p.mask, int(p.spin)) for p in full}
+            assert cell_set(piece, [(p.rotation, p.x, p.y, int(p.spin)) for p in raw]) == {
+                (p.mask, int(p.spin)) for p in full
+            }
         assert {(p.mask, int(p.spin)) for p in movegen.find_moves(bits, piece, rules)} == expected
 
 

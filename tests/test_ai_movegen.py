@@ -97,8 +97,16 @@ def test_agrees_with_reference_on_random_fields(rules_name: str) -> None:
 
 
 REPRO_ROWS = [
-    "____X_____", "__X_X_____", "__X_X_X___", "__X_X_X___", "__X_XXX___",
-    "X_XX__X___", "__XXXXX___", "___XXXX__X", "X_XXXXXXXX", "XX_XXXXX__",
+    "____X_____",
+    "__X_X_____",
+    "__X_X_X___",
+    "__X_X_X___",
+    "__X_XXX___",
+    "X_XX__X___",
+    "__XXXXX___",
+    "___XXXX__X",
+    "X_XXXXXXXX",
+    "XX_XXXXX__",
 ]
 
 
@@ -183,7 +191,9 @@ def _clears(board: Board, placement) -> int:
 def test_tsd_found() -> None:
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
     for name in ("srs", "none"):
-        found = [p for p in find_moves(board, Piece.T, Rules.named(name)) if p.spin is Spin.FULL and _clears(board, p) == 2]
+        found = [
+            p for p in find_moves(board, Piece.T, Rules.named(name)) if p.spin is Spin.FULL and _clears(board, p) == 2
+        ]
         assert any(p.rotation is Rotation.SOUTH and (p.x, p.y) == (4, 1) for p in found), name
 
 
@@ -201,7 +211,9 @@ def test_tst_needs_the_tst_kick() -> None:
 def test_tspin_mini_only_with_kicks() -> None:
     board = Board.from_rows(["_XXXXXXXXX"])
     minis = lambda rules: [
-        p for p in find_moves(board, Piece.T, rules) if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
+        p
+        for p in find_moves(board, Piece.T, rules)
+        if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
     ]
     assert minis(Rules.named("srs"))
     assert not minis(Rules.named("none"))

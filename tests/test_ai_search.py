@@ -124,7 +124,9 @@ def test_panic_mode_switches_weights_on_a_high_field() -> None:
         info = engine.suggest(state, Budget(time_ms=None, depth=1)).info
         assert (info["panic"], info["evaluator"]) == (panic, name)
     never = BeamEngine(evaluator="modern", panic_evaluator=None)
-    assert not never.suggest(SearchState(high, Piece.I, None, (), bag_state=()), Budget(time_ms=None, depth=1)).info["panic"]
+    assert not never.suggest(SearchState(high, Piece.I, None, (), bag_state=()), Budget(time_ms=None, depth=1)).info[
+        "panic"
+    ]
 
 
 def test_classic_top_out_is_checked_before_the_lines_clear() -> None:
@@ -138,8 +140,9 @@ def test_classic_top_out_is_checked_before_the_lines_clear() -> None:
     assert (Rotation.SOUTH, 8, 20) in placements
     after, result = lock_piece(field, Piece.J, Rotation.SOUTH, 8, 20, Spin.NONE, -1, -1)
     assert result.lines == 1 and not after.bits >> 200  # inside the field only after the clear
-    engine = BeamEngine(rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, depth=1,
-                        panic_evaluator=None)
+    engine = BeamEngine(
+        rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, depth=1, panic_evaluator=None
+    )
     suggestion = engine.suggest(SearchState(field, Piece.J, randomizer="random"), Budget(time_ms=None, depth=1))
     assert suggestion is not None and suggestion.score < DEAD / 2
 
@@ -172,8 +175,10 @@ def test_classic_hard_drops_from_spawn_reach_every_column_and_rotation() -> None
                     mask = PIECE_MASKS[piece, rot, x, drop_y(bits, piece, rot, x, 24)]
                     if not mask >> 200:
                         dropped.add(mask)
-            moved = {PIECE_MASKS[piece, Rotation(p.rotation), p.x, p.y]
-                     for p in generate_raw(bits, piece, rules, soft_drop=False)}
+            moved = {
+                PIECE_MASKS[piece, Rotation(p.rotation), p.x, p.y]
+                for p in generate_raw(bits, piece, rules, soft_drop=False)
+            }
             assert {m for m in moved if not m >> 200} == dropped, (Board(bits), piece)
 
 
@@ -185,8 +190,15 @@ def test_options_are_one_piece_values_of_every_placement(accelerate: bool) -> No
     from game.board import PIECE_MASKS
 
     rules = Rules.named("srs", hold=False)
-    engine = BeamEngine(rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, panic_evaluator=None,
-                        accelerate=accelerate)
+    engine = BeamEngine(
+        rules,
+        "dellacherie",
+        use_hold=False,
+        soft_drop=False,
+        top_out_row=20,
+        panic_evaluator=None,
+        accelerate=accelerate,
+    )
     evaluator = load_evaluator("dellacherie")
     options = engine.options(WELL.bits, Piece.I)
     assert len(options) == len(generate_raw(WELL.bits, Piece.I, rules, soft_drop=False))

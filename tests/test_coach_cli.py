@@ -26,12 +26,15 @@ def _bag(text: str) -> tuple:
     return tuple(sorted(Piece[c] for c in text))
 
 
-@pytest.mark.parametrize(("queue", "offset", "left"), [
-    ("TIJLSZ", 0, "O"),  # a whole bag but one: the 7th is deduced
-    ("TIJLSZO", 0, ""),  # exactly one bag: a boundary
-    ("LJSZIO", 1, "LJSZIO"),  # 6 pieces finish a bag begun earlier; nothing of the next is seen
-    ("TIJLSZ", 4, ""),  # T I J finish the bag; L S Z begin the next one
-])
+@pytest.mark.parametrize(
+    ("queue", "offset", "left"),
+    [
+        ("TIJLSZ", 0, "O"),  # a whole bag but one: the 7th is deduced
+        ("TIJLSZO", 0, ""),  # exactly one bag: a boundary
+        ("LJSZIO", 1, "LJSZIO"),  # 6 pieces finish a bag begun earlier; nothing of the next is seen
+        ("TIJLSZ", 4, ""),  # T I J finish the bag; L S Z begin the next one
+    ],
+)
 def test_bag_state_from_the_queue_and_offset(queue, offset, left):
     pieces = parse_queue(queue)
     first = 7 - offset
@@ -59,16 +62,19 @@ def _run(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("argv", [
-    ["--field", "v115@garbage", "--queue", "T"],
-    ["--queue", "TX"],
-    ["--queue", ""],
-    ["--queue", "TIJ", "--hold-spent"],
-    ["--queue", "TTIJLS"],
-    ["--queue", "TIJ", "--bag-offset", "9"],
-    ["--queue", "TIJ", "--lines", "0"],
-    ["--queue", "TIJ", "--kicks", "/nonexistent/kicks.toml"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--field", "v115@garbage", "--queue", "T"],
+        ["--queue", "TX"],
+        ["--queue", ""],
+        ["--queue", "TIJ", "--hold-spent"],
+        ["--queue", "TTIJLS"],
+        ["--queue", "TIJ", "--bag-offset", "9"],
+        ["--queue", "TIJ", "--lines", "0"],
+        ["--queue", "TIJ", "--kicks", "/nonexistent/kicks.toml"],
+    ],
+)
 def test_bad_input_is_one_error_line(capsys, argv):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""
@@ -84,13 +90,15 @@ def test_hold_spent_never_advises_a_hold(capsys):
     assert free["first_move"]["hold"] is True and free["first_move"]["piece"] == "S"
     # Hold pressed: S in play, T in hold, hold spent. Told as if hold were free, the answer would be to swap
     # back; with --hold-spent the S must go first.
-    spent = json.loads(_run(capsys, "--field", field, "--queue", "SILOZJ", "--hold", "T", "--hold-spent",
-                            "--json")[1])
+    spent = json.loads(_run(capsys, "--field", field, "--queue", "SILOZJ", "--hold", "T", "--hold-spent", "--json")[1])
     assert spent["first_move"]["hold"] is False and spent["first_move"]["piece"] == "S"
     assert spent["advice"].startswith("Next: place the S")
     # and a position where hold is spent with the wrong piece in play: the advice still never holds
-    other = json.loads(_run(capsys, "--field", field, "--queue", "TILOZJ", "--hold", "S", "--hold-spent",
-                            "--bag-offset", "6", "--json")[1])
+    other = json.loads(
+        _run(
+            capsys, "--field", field, "--queue", "TILOZJ", "--hold", "S", "--hold-spent", "--bag-offset", "6", "--json"
+        )[1]
+    )
     assert other["first_move"] is None or other["first_move"]["hold"] is False
 
 
@@ -118,11 +126,16 @@ def test_the_command_says_what_the_window_says(tmp_path, monkeypatch, capsys):
     assert code == 0
     assert report["advice"] == panel.advice and report["headline"] == panel.headline
     assert report["chance"] == panel.chance and report["chance_text"] == panel.chance_text
-    assert [(o["piece"], [tuple(c) for c in o["cells"]]) for o in report["overlay"]] == \
-        [(p.name, list(cells)) for p, cells in panel.overlay]
+    assert [(o["piece"], [tuple(c) for c in o["cells"]]) for o in report["overlay"]] == [
+        (p.name, list(cells)) for p, cells in panel.overlay
+    ]
     first = panel.first_move
-    assert (report["first_move"]["piece"], report["first_move"]["x"], report["first_move"]["y"],
-            report["first_move"]["hold"]) == (first.piece.name, first.x, first.y, first.hold)
+    assert (
+        report["first_move"]["piece"],
+        report["first_move"]["x"],
+        report["first_move"]["y"],
+        report["first_move"]["hold"],
+    ) == (first.piece.name, first.x, first.y, first.hold)
 
 
 def test_hint_mode_names_a_placement_with_its_keys(capsys):

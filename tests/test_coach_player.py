@@ -129,8 +129,10 @@ def _brute_force_chance(snapshot, lines: int) -> float | None:
             piece = snapshot.hold if placed_index is None else full[placed_index]
             rest = full[used:]
             for child in gen.children(board_bits, lines, piece):
-                ok = child.h == 0 or solve(child.field, rest, hold=hold_after, rules=rules, lines=child.h,
-                                           verify=False).solvable
+                ok = (
+                    child.h == 0
+                    or solve(child.field, rest, hold=hold_after, rules=rules, lines=child.h, verify=False).solvable
+                )
                 per_child[child.mask] = per_child.get(child.mask, 0.0) + (prob if ok else 0.0)
         best = max([best, *per_child.values()])
     return min(best, 1.0)
@@ -267,8 +269,14 @@ def test_a_mistake_then_undo_shows_the_same_advice_again(app):
     pieces = game.stats.pieces
     keys.pending = [Button.HARD_DROP]  # a mistake: straight down where it spawned
     assert _run_until(app, lambda: game.stats.pieces == pieces + 1)
-    assert _run_until(app, lambda: _settled(coach) and (coach.pc_shown is None or coach.pc_shown.final)
-                      and coach.pc_panel().status != "solving")
+    assert _run_until(
+        app,
+        lambda: (
+            _settled(coach)
+            and (coach.pc_shown is None or coach.pc_shown.final)
+            and coach.pc_panel().status != "solving"
+        ),
+    )
     _check_panel_is_honest(coach)
     after_mistake = coach.pc_panel()
     if after_mistake.status in ("lost", "impossible"):
@@ -321,8 +329,11 @@ def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):
 
     def handler(request, should_stop, send):
         if isinstance(request, PcRequest) and request.snapshot.board.bits == 0:
-            send(PcAnswer(request.generation, solvable=False, chance=None, final=True, lines=4,
-                          note="chance not computed"))
+            send(
+                PcAnswer(
+                    request.generation, solvable=False, chance=None, final=True, lines=4, note="chance not computed"
+                )
+            )
             return
         ai.service.handle(request, should_stop, send)
 
@@ -359,8 +370,9 @@ def test_autoplay_in_pc_practice_plays_the_pc_shown_and_says_so(app):
     boards = []
     while not game.stats.perfect_clears:
         pieces = game.stats.pieces
-        assert _run_until(app, lambda pieces=pieces: game.stats.pieces > pieces or game.stats.perfect_clears,
-                          timeout_s=30)
+        assert _run_until(
+            app, lambda pieces=pieces: game.stats.pieces > pieces or game.stats.perfect_clears, timeout_s=30
+        )
         boards.append(game.board.bits)
     assert game.stats.perfect_clears == 1 and len(boards) == len(planned)  # the PC shown, in as many pieces
     assert coach.autoplay  # and it goes on with the next PC of the loop

@@ -108,7 +108,7 @@ class TestHandling:
 
 class TestGravityAndLocking:
     def test_guideline_curve(self) -> None:
-        assert guideline_gravity(1) == pytest.approx(1 / 60 / 0.8 ** 0, rel=0.3)
+        assert guideline_gravity(1) == pytest.approx(1 / 60 / 0.8**0, rel=0.3)
         assert guideline_gravity(1) < guideline_gravity(5) < guideline_gravity(10) < guideline_gravity(15)
         assert guideline_gravity(20) <= 20
 
@@ -125,8 +125,11 @@ class TestGravityAndLocking:
         assert any(isinstance(e, Locked) for e in events)
 
     def test_move_reset_has_a_limit(self) -> None:
-        game = Game(still_config(lock_delay=10, move_reset_limit=3, handling=Handling(sdf=None)), seed=1,
-                    queue=[Piece.O, Piece.I])
+        game = Game(
+            still_config(lock_delay=10, move_reset_limit=3, handling=Handling(sdf=None)),
+            seed=1,
+            queue=[Piece.O, Piece.I],
+        )
         run(game, [SD, Button.NONE])
         locked_at = None
         for tick in range(40):
@@ -138,15 +141,21 @@ class TestGravityAndLocking:
         assert locked_at is not None and locked_at <= 8
 
     def test_infinite_lock_never_locks_while_moving(self) -> None:
-        game = Game(still_config(lock_delay=5, lock_mode=LockMode.INFINITE, handling=Handling(sdf=None)), seed=1,
-                    queue=[Piece.O, Piece.I])
+        game = Game(
+            still_config(lock_delay=5, lock_mode=LockMode.INFINITE, handling=Handling(sdf=None)),
+            seed=1,
+            queue=[Piece.O, Piece.I],
+        )
         run(game, [SD, Button.NONE])
         events = run(game, [L, Button.NONE, R, Button.NONE] * 20)
         assert not any(isinstance(e, Locked) for e in events)
 
     def test_step_reset_ignores_moves(self) -> None:
-        game = Game(still_config(lock_delay=6, lock_mode=LockMode.STEP_RESET, handling=Handling(sdf=None)), seed=1,
-                    queue=[Piece.O, Piece.I])
+        game = Game(
+            still_config(lock_delay=6, lock_mode=LockMode.STEP_RESET, handling=Handling(sdf=None)),
+            seed=1,
+            queue=[Piece.O, Piece.I],
+        )
         run(game, [SD, Button.NONE])
         events = run(game, [L, Button.NONE, R, Button.NONE, L, Button.NONE])
         assert any(isinstance(e, Locked) for e in events)
@@ -282,8 +291,14 @@ class TestReplays:
         kick_file = tmp_path / "k.toml"
         kick_file.write_text('name = "Mine"\n[kicks.JLSTZ]\n0R = [[0, 0], [0, 1]]\n', encoding="utf-8")
         config = GameConfig(rules=Rules.named(str(kick_file)))
-        game = Game(config, seed=5, board=Board.from_rows(["XXXXX_XXXX"]), queue=[Piece.T, Piece.S], hold=Piece.I,
-                    randomizer_state=(Piece.J, Piece.L))
+        game = Game(
+            config,
+            seed=5,
+            board=Board.from_rows(["XXXXX_XXXX"]),
+            queue=[Piece.T, Piece.S],
+            hold=Piece.I,
+            randomizer_state=(Piece.J, Piece.L),
+        )
         for i in range(300):
             game.tick([R, Button.NONE, CW, HD, Button.NONE][i % 5])
         text = Replay.from_game(game).to_json()

@@ -65,8 +65,16 @@ def test_finesse_faults_are_counted_per_piece() -> None:
 
 
 SPIN_AFTER_SHIFT = [
-    "____X_____", "__X_X_____", "__X_X_X___", "__X_X_X___", "__X_XXX___",
-    "X_XX__X___", "__XXXXX___", "___XXXX__X", "X_XXXXXXXX", "XX_XXXXX__",
+    "____X_____",
+    "__X_X_____",
+    "__X_X_X___",
+    "__X_X_X___",
+    "__X_XXX___",
+    "X_XX__X___",
+    "__XXXXX___",
+    "___XXXX__X",
+    "X_XXXXXXXX",
+    "XX_XXXXX__",
 ]
 
 

@@ -73,8 +73,10 @@ def test_operations_land_where_the_next_field_shows_them() -> None:
             if op is None or not flags.lock or flags.mirror or flags.rise or given_next["field"] is not None:
                 continue
             cells = set(op.cells())
-            rows = ["".join(op.piece.name if (x, y) in cells else page.field.at(x, y) for x in range(10))
-                    for y in range(FIELD_HEIGHT)]
+            rows = [
+                "".join(op.piece.name if (x, y) in cells else page.field.at(x, y) for x in range(10))
+                for y in range(FIELD_HEIGHT)
+            ]
             if any("_" not in row for row in rows):
                 continue  # a line clear moves rows; those pages are covered by the exact vector tests
             assert [following.field.row_text(y) for y in range(FIELD_HEIGHT)] == rows
@@ -187,8 +189,11 @@ ALL_OPS = [Operation(p, r, x, y) for (p, r) in SHAPES for x in range(-2, 12) for
 LOCKABLE = [op for op in ALL_OPS if all(0 <= x < 10 and 0 <= y < FIELD_HEIGHT for x, y in op.cells())]
 _LOCKABLE_SET = set(LOCKABLE)
 # Placements fumen can store but not lock (a cell outside the field): only near the edges, so filter those first.
-UNLOCKED_ONLY = [op for op in ALL_OPS if op not in _LOCKABLE_SET and -1 <= op.x <= 10 and -1 <= op.y <= 23
-                 and _encodable_without_lock(op)]
+UNLOCKED_ONLY = [
+    op
+    for op in ALL_OPS
+    if op not in _LOCKABLE_SET and -1 <= op.x <= 10 and -1 <= op.y <= 23 and _encodable_without_lock(op)
+]
 PIECE_LETTERS = "IJLOSTZ"
 
 
@@ -207,8 +212,11 @@ def fields(draw: st.DrawFn) -> Field:
 
 quiz_comments = st.builds(
     lambda hold, cur, rest, tail, space: f"#Q=[{hold}]({cur}){rest}{tail}".replace("(", "(" + space, 1),
-    st.sampled_from(["", *PIECE_LETTERS, "t"]), st.sampled_from(["", *PIECE_LETTERS]),
-    st.text(PIECE_LETTERS, max_size=7), st.sampled_from(["", ";", ";IO", ";#Q=[", ";x"]), st.sampled_from(["", " "]),
+    st.sampled_from(["", *PIECE_LETTERS, "t"]),
+    st.sampled_from(["", *PIECE_LETTERS]),
+    st.text(PIECE_LETTERS, max_size=7),
+    st.sampled_from(["", ";", ";IO", ";#Q=[", ";x"]),
+    st.sampled_from(["", " "]),
 )
 comments = st.one_of(st.text(max_size=30), quiz_comments, st.sampled_from(["", "#Q=[](", "#Q=[]()", "#Q=[]();#Q=[]"]))
 
@@ -253,8 +261,9 @@ def test_encode_then_decode_gives_the_pages_back(pages: list[Page]) -> None:
         assert got.field == expected_field
         assert got.operation == page.operation
         assert got.comment == page.comment
-        assert got.flags == Flags(page.flags.lock, page.flags.mirror, page.flags.colorize, page.flags.rise,
-                                  got.flags.quiz)
+        assert got.flags == Flags(
+            page.flags.lock, page.flags.mirror, page.flags.colorize, page.flags.rise, got.flags.quiz
+        )
         previous, previous_field = page, expected_field
 
 
@@ -270,19 +279,22 @@ def test_repeated_fields_round_trip(runs: list[tuple[Field, int]]) -> None:
 
 
 # --- bad input ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("code, message", [
-    ("", "bad prefix"),
-    ("hello", "bad prefix"),
-    ("v114@vhAAgH", "bad prefix"),
-    ("v115@", "empty code"),
-    ("v115@vhA#AgH", r"bad character '#' at position 9"),
-    ("v115@vhAAg", "truncated data: page 1 action"),
-    ("v115@vh", "truncated data: page 1 repeat count"),
-    ("v115@v", "truncated data: page 1 field"),
-    ("v115@/////", "field overflow"),
-    ("v115@AhAAgH", "field overflow"),
-    ("v115@vhAAgW", "truncated data: page 1 comment length"),
-])
+@pytest.mark.parametrize(
+    "code, message",
+    [
+        ("", "bad prefix"),
+        ("hello", "bad prefix"),
+        ("v114@vhAAgH", "bad prefix"),
+        ("v115@", "empty code"),
+        ("v115@vhA#AgH", r"bad character '#' at position 9"),
+        ("v115@vhAAg", "truncated data: page 1 action"),
+        ("v115@vh", "truncated data: page 1 repeat count"),
+        ("v115@v", "truncated data: page 1 field"),
+        ("v115@/////", "field overflow"),
+        ("v115@AhAAgH", "field overflow"),
+        ("v115@vhAAgW", "truncated data: page 1 comment length"),
+    ],
+)
 def test_bad_codes_raise_fumen_error_with_a_reason(code: str, message: str) -> None:
     with pytest.raises(FumenError, match=message):
         decode(code)
@@ -311,9 +323,15 @@ def _decode_or_fumen_error(code: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=60), st.text(max_size=60).map(lambda s: "v115@" + s),
-                 st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/?", max_size=80)
-                 .map(lambda s: "v115@" + s)))
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.text(max_size=60).map(lambda s: "v115@" + s),
+        st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/?", max_size=80).map(
+            lambda s: "v115@" + s
+        ),
+    )
+)
 def test_random_strings_only_raise_fumen_error(code: str) -> None:
     _decode_or_fumen_error(code)
 
@@ -360,20 +378,24 @@ def test_cli_show_and_decode_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.count("page ") == 1
 
 
-@pytest.mark.parametrize("argv", [
-    ["fumen", "show", "v115@vhA#"],
-    ["fumen", "decode", "nonsense", "--json"],
-    ["fumen", "show", SAMPLE, "--page", "2"],
-    ["fumen", "encode", "/nonexistent/pages.json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fumen", "show", "v115@vhA#"],
+        ["fumen", "decode", "nonsense", "--json"],
+        ["fumen", "show", SAMPLE, "--page", "2"],
+        ["fumen", "encode", "/nonexistent/pages.json"],
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main.main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.startswith("error: ") and captured.err.count("\n") == 1 and captured.out == ""
 
 
-def test_cli_encode_json_file_text_board_and_stdin(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_encode_json_file_text_board_and_stdin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     pages = [page_to_json(page) for page in decode(SAMPLE)]
     source = tmp_path / "pages.json"
     source.write_text(json.dumps(pages[0]), "utf-8")  # a single page object
@@ -424,11 +446,14 @@ def test_encode_refuses_devices_directories_and_huge_files(capsys, tmp_path) -> 
     assert "file too large" in _refused(_fumen_cli(["encode", str(big)], capsys))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[" * 100_000, "nested too deeply"),
-    ('[{"field": "", "comment": ' + "9" * 4301 + "}]", "bad JSON"),
-    ('{"comment": -' + "1" * 5000 + "}", "bad JSON"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000, "nested too deeply"),
+        ('[{"field": "", "comment": ' + "9" * 4301 + "}]", "bad JSON"),
+        ('{"comment": -' + "1" * 5000 + "}", "bad JSON"),
+    ],
+)
 def test_encode_reports_deep_or_huge_json(text: str, message: str, capsys, tmp_path) -> None:
     path = tmp_path / "pages.json"
     path.write_text(text)
@@ -453,11 +478,20 @@ def test_codes_are_capped_and_decoded_lazily() -> None:
     assert all(page.field is repeated[1].field for page in repeated[1:])  # unchanged fields are shared
 
 
-@pytest.mark.parametrize("argv", [["show", "--all", "v115@vhAAgH"], ["show", "v115@vhAAgH"],
-                                  ["decode", "--json", "v115@vhAAgH"], ["encode", "-"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["show", "--all", "v115@vhAAgH"], ["show", "v115@vhAAgH"], ["decode", "--json", "v115@vhAAgH"], ["encode", "-"]],
+)
 def test_output_errors_name_the_output_not_the_input(argv: list[str]) -> None:
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "main.py", "fumen", *argv], cwd=ROOT, input="X_________\n",
-                              stdout=full, stderr=subprocess.PIPE, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "main.py", "fumen", *argv],
+            cwd=ROOT,
+            input="X_________\n",
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
     assert done.returncode == 1
     assert done.stderr == "error: cannot write the output: No space left on device\n"

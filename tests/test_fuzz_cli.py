@@ -14,13 +14,15 @@ from hypothesis import strategies as st
 import main
 
 SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
-FUZZ = settings(max_examples=40 * SCALE, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=40 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 PCO_NO_I = "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA"
-numbers = st.one_of(st.integers(-3, 12), st.sampled_from(["0", "-5", "10001", "100000000000", "x", "", "1e3", "³",
-                                                          "７"]))
-floats = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=32),
-                   st.sampled_from(["inf", "-inf", "nan", "1e400", "abc", "5"]))
+numbers = st.one_of(
+    st.integers(-3, 12), st.sampled_from(["0", "-5", "10001", "100000000000", "x", "", "1e3", "³", "７"])
+)
+floats = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=32),
+    st.sampled_from(["inf", "-inf", "nan", "1e400", "abc", "5"]),
+)
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -112,9 +114,20 @@ def test_bench(capsys, argv: list[str]) -> None:
 
 
 TRAIN_OPTIONS = {
-    "--elite": floats, "--sigma": floats, "--sigma-rel": floats, "--noise": floats, "--epsilon": floats,
-    "--workers": numbers, "--population": numbers, "--games": numbers, "--generations": numbers,
-    "--height": numbers, "--depth": numbers, "--width": numbers, "--nodes": numbers, "--max-pieces": numbers,
+    "--elite": floats,
+    "--sigma": floats,
+    "--sigma-rel": floats,
+    "--noise": floats,
+    "--epsilon": floats,
+    "--workers": numbers,
+    "--population": numbers,
+    "--games": numbers,
+    "--generations": numbers,
+    "--height": numbers,
+    "--depth": numbers,
+    "--width": numbers,
+    "--nodes": numbers,
+    "--max-pieces": numbers,
     "--rules": st.sampled_from(["classic", "guideline", "x"]),
     "--base": st.sampled_from(["bcts", "modern-hand", "nope"]),
     "--resume": st.sampled_from(["/dev/zero", "/dev/null", "/nonexistent", "/"]),
@@ -128,8 +141,11 @@ def test_train(capsys, monkeypatch, tmp_path_factory, argv: list[str]) -> None:
     import ai.train
 
     accepted = []
-    monkeypatch.setattr(ai.train, "train", lambda args: accepted.append(args) or
-                        {"generation": 0, "best": {"score": 0.0}, "rules": "classic"})
+    monkeypatch.setattr(
+        ai.train,
+        "train",
+        lambda args: accepted.append(args) or {"generation": 0, "best": {"score": 0.0}, "rules": "classic"},
+    )
     out = tmp_path_factory.mktemp("train") / "w.toml"
     status, stdout, err = _run(["train", "--out", str(out), *argv], capsys)
     _clean(status, stdout, err)
@@ -144,8 +160,18 @@ def test_train(capsys, monkeypatch, tmp_path_factory, argv: list[str]) -> None:
         assert accepted == []
 
 
-@pytest.mark.parametrize("argv", [["pc"], ["moves"], ["bench", "--games"], ["train", "--elite"], ["fumen"],
-                                  ["nonsense"], ["pc", "--queue", "T", "--unknown"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pc"],
+        ["moves"],
+        ["bench", "--games"],
+        ["train", "--elite"],
+        ["fumen"],
+        ["nonsense"],
+        ["pc", "--queue", "T", "--unknown"],
+    ],
+)
 def test_argparse_errors_are_one_line(argv: list[str], capsys) -> None:
     status, out, err = _run(argv, capsys)
     assert status == 2

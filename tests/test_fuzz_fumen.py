@@ -14,15 +14,26 @@ from game.fumen import Field, FumenError, Page, decode, encode
 from game.fumen_cli import pages_from_text
 
 SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
-FUZZ = settings(max_examples=150 * SCALE, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
 def _mutated(draw: st.DrawFn) -> str:
     """A real code (random pages encoded) with a few characters replaced, dropped or added."""
     rows = st.text(alphabet="_ILOZTJSX", min_size=10, max_size=10)
-    pages = draw(st.lists(st.builds(
-        lambda field, comment: Page(Field.from_text("\n".join(field)) if field is not None else None, None, comment),
-        st.none() | st.lists(rows, max_size=4), st.text(max_size=12)), min_size=1, max_size=4))
+    pages = draw(
+        st.lists(
+            st.builds(
+                lambda field, comment: Page(
+                    Field.from_text("\n".join(field)) if field is not None else None, None, comment
+                ),
+                st.none() | st.lists(rows, max_size=4),
+                st.text(max_size=12),
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
     code = list(encode(pages))
     for _ in range(draw(st.integers(0, 3))):
         at = draw(st.integers(5, len(code)))
@@ -31,18 +42,22 @@ def _mutated(draw: st.DrawFn) -> str:
         if what == "add":
             code.insert(at, char)
         elif at < len(code):
-            code[at:at + 1] = [] if what == "drop" else [char]
+            code[at : at + 1] = [] if what == "drop" else [char]
     return "".join(code)
 
 
 codes = st.one_of(
     st.composite(_mutated)(),
     st.composite(_mutated)(),
-    st.builds(lambda p, body: p + body, st.sampled_from(["v115@", "m115@", "d115@", "v110@", "v115@?", ""]),
-              st.text(alphabet=DIGITS + "?&% \n", max_size=80)),
+    st.builds(
+        lambda p, body: p + body,
+        st.sampled_from(["v115@", "m115@", "d115@", "v110@", "v115@?", ""]),
+        st.text(alphabet=DIGITS + "?&% \n", max_size=80),
+    ),
     st.text(max_size=40),
-    st.sampled_from(["v115@vhAAgH", "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA", "v115@vhGRQYHAvLQ6eAAAAAA"])
-    .flatmap(lambda code: st.integers(0, len(code)).map(lambda cut: code[:cut])),  # truncated real codes
+    st.sampled_from(["v115@vhAAgH", "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA", "v115@vhGRQYHAvLQ6eAAAAAA"]).flatmap(
+        lambda code: st.integers(0, len(code)).map(lambda cut: code[:cut])
+    ),  # truncated real codes
 )
 
 
@@ -59,10 +74,36 @@ def test_decode_gives_pages_or_a_one_line_fumen_error(code: str) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(alphabet="_ILOZTJSX\n#Q=[]()", max_size=30),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["field", "operation", "comment", "flags", "type", "rotation", "x", "y", "lock", "mirror",
-                         "colorize", "rise", "quiz", "other"]), inner, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True)
+    | st.text(alphabet="_ILOZTJSX\n#Q=[]()", max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "field",
+                    "operation",
+                    "comment",
+                    "flags",
+                    "type",
+                    "rotation",
+                    "x",
+                    "y",
+                    "lock",
+                    "mirror",
+                    "colorize",
+                    "rise",
+                    "quiz",
+                    "other",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=20,
 )
 
@@ -81,8 +122,11 @@ def test_json_pages_encode_or_raise_a_fumen_error(value) -> None:
 
 
 @FUZZ
-@given(st.sampled_from(["show", "decode", "encode"]), codes, st.sampled_from([[], ["--all"], ["--json"], ["--page"],
-                                                                               ["--page", "0"], ["--page", "2"]]))
+@given(
+    st.sampled_from(["show", "decode", "encode"]),
+    codes,
+    st.sampled_from([[], ["--all"], ["--json"], ["--page"], ["--page", "0"], ["--page", "2"]]),
+)
 def test_the_fumen_command_exits_0_or_one_error_line(tmp_path_factory, capsys, action, code, flags) -> None:
     if action == "encode":
         path = tmp_path_factory.mktemp("fumen") / "in.txt"

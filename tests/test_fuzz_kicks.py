@@ -11,23 +11,37 @@ from game.pieces import Piece, Rotation
 from game.rotation import MAX_KICK_DISTANCE, KickTableError, build_rotation_system, load_kick_file
 
 SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
-FUZZ = settings(max_examples=150 * SCALE, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=150 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TRANSITIONS = ["0R", "R0", "R2", "2R", "2L", "L2", "L0", "0L", "02", "20", "RL", "LR", "0X", "00"]
 numbers = st.one_of(st.integers(-6, 6), st.sampled_from([10**30, -(10**30), 2**63]))
-cells = st.one_of(st.lists(numbers, min_size=2, max_size=2), st.lists(numbers, max_size=3), st.just([True, 0]),
-                  st.just(["0", 0]), st.just([0.5, 0]))
+cells = st.one_of(
+    st.lists(numbers, min_size=2, max_size=2),
+    st.lists(numbers, max_size=3),
+    st.just([True, 0]),
+    st.just(["0", 0]),
+    st.just([0.5, 0]),
+)
 toml_text = st.one_of(
-    st.builds(lambda group, transition, tests: f"[kicks.{group}]\n{transition} = {tests!r}\n".replace("'", '"'),
-              st.sampled_from(["T", "JLSTZ", "I", "O", "Q", "tt", "JT"]), st.sampled_from(TRANSITIONS),
-              st.lists(cells, max_size=18)),
+    st.builds(
+        lambda group, transition, tests: f"[kicks.{group}]\n{transition} = {tests!r}\n".replace("'", '"'),
+        st.sampled_from(["T", "JLSTZ", "I", "O", "Q", "tt", "JT"]),
+        st.sampled_from(TRANSITIONS),
+        st.lists(cells, max_size=18),
+    ),
     st.text(alphabet="[]{}=,.\"'\n #0123456789-abcdeknsTIJLOSZ", max_size=60),
     st.builds(lambda depth: "a = " + "[" * depth + "]" * depth, st.integers(0, 3000)),
 )
 properties_text = st.one_of(
-    st.lists(st.builds(lambda piece, a, b, tests: f"{piece}.{a}{b}=" + "".join(f"({x},{y})" for x, y in tests),
-                       st.sampled_from("TIJLOSZQ"), st.sampled_from("NESWX"), st.sampled_from("NESW"),
-                       st.lists(st.tuples(numbers, numbers), max_size=5)), max_size=6).map("\n".join),
+    st.lists(
+        st.builds(
+            lambda piece, a, b, tests: f"{piece}.{a}{b}=" + "".join(f"({x},{y})" for x, y in tests),
+            st.sampled_from("TIJLOSZQ"),
+            st.sampled_from("NESWX"),
+            st.sampled_from("NESW"),
+            st.lists(st.tuples(numbers, numbers), max_size=5),
+        ),
+        max_size=6,
+    ).map("\n".join),
     st.text(alphabet="TIJL.NESW=()@,+-0123456789#!\n ٣７", max_size=60),
 )
 
@@ -49,15 +63,21 @@ def test_kick_files_load_or_raise_one_line_naming_the_file(tmp_path_factory, nam
             for end in Rotation:
                 if start != end:
                     tests = system.kicks(piece, start, end)
-                    assert tests and all(abs(dx) <= MAX_KICK_DISTANCE + 1 and abs(dy) <= MAX_KICK_DISTANCE + 1
-                                         for dx, dy in tests)
+                    assert tests and all(
+                        abs(dx) <= MAX_KICK_DISTANCE + 1 and abs(dy) <= MAX_KICK_DISTANCE + 1 for dx, dy in tests
+                    )
 
 
 documents = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["name", "description", "kicks", "offsets", "T", "I", "0R", "0", "R", "2", "L", "x"]),
-        inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["name", "description", "kicks", "offsets", "T", "I", "0R", "0", "R", "2", "L", "x"]),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=16,
 )
 

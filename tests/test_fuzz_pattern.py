@@ -35,8 +35,9 @@ def _bag(draw: st.DrawFn) -> str:
     return text + suffix
 
 
-well_formed = st.lists(st.lists(st.composite(_bag)(), min_size=1, max_size=4).map(",".join), min_size=1,
-                       max_size=3).map(";".join)
+well_formed = st.lists(
+    st.lists(st.composite(_bag)(), min_size=1, max_size=4).map(",".join), min_size=1, max_size=3
+).map(";".join)
 
 
 @FUZZ

@@ -13,8 +13,7 @@ from game.engine import Game
 from game.replay import Replay, ReplayError
 
 SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
-FUZZ = settings(max_examples=120 * SCALE, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=120 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _recorded(randomizer: str) -> dict:
@@ -27,12 +26,24 @@ def _recorded(randomizer: str) -> dict:
 
 
 RECORDED = {key: _recorded(key) for key in ("7bag", "14bag", "random", "nes", "tgm")}
-leaf = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(
-    alphabet="IJLOSTZX_.#a0", max_size=12)
-json_values = st.recursive(leaf, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-    st.sampled_from(["piece", "rules", "rotation", "handling", "das", "x"]), inner, max_size=3), max_leaves=12)
-replaced = st.sampled_from(["config", "seed", "board", "queue", "hold", "randomizer_state", "inputs", "precharge",
-                            "format", "bonus"])
+leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats()
+    | st.text(alphabet="IJLOSTZX_.#a0", max_size=12)
+)
+json_values = st.recursive(
+    leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["piece", "rules", "rotation", "handling", "das", "x"]), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+replaced = st.sampled_from(
+    ["config", "seed", "board", "queue", "hold", "randomizer_state", "inputs", "precharge", "format", "bonus"]
+)
 
 
 def _plays_or_refused(text: str | bytes) -> None:
@@ -70,8 +81,11 @@ def test_config_replaced(randomizer: str, key: str, value) -> None:
 
 
 @FUZZ
-@given(st.sampled_from(sorted(RECORDED)), st.lists(st.sampled_from("IJLOSTZ"), max_size=14),
-       st.sampled_from(["list", "first", "run"]))
+@given(
+    st.sampled_from(sorted(RECORDED)),
+    st.lists(st.sampled_from("IJLOSTZ"), max_size=14),
+    st.sampled_from(["list", "first", "run"]),
+)
 def test_randomizer_states(randomizer: str, pieces: list[str], shape: str) -> None:
     state = [{"piece": p} for p in pieces]
     if shape != "list":

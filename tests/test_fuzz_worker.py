@@ -20,19 +20,35 @@ from game.rules import Rules
 from ui.worker_client import WorkerClient, spawn_thread_worker
 
 SCALE = int(os.environ.get("STACKCOACH_FUZZ_SCALE", "1"))  # e.g. 20 for a deeper run
-FUZZ = settings(max_examples=150 * SCALE, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=150 * SCALE,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 SNAPSHOT = Snapshot(Board(), Piece.T, (Piece.I, Piece.O), None, False, -1, -1, Rules(), "7bag", ())
 anything = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=10))
-budgets = st.one_of(st.floats(), st.integers(-5, 10**6), st.sampled_from([float("inf"), float("nan"), -1.0, 0, True]),
-                    anything)
+budgets = st.one_of(
+    st.floats(), st.integers(-5, 10**6), st.sampled_from([float("inf"), float("nan"), -1.0, 0, True]), anything
+)
 drops = st.one_of(st.sampled_from(["softdrop", "harddrop", "180", "SOFTDROP", "", "sonic"]), anything)
-suggests = st.builds(SuggestRequest, st.one_of(st.integers(0, 10**9), anything), st.just(SNAPSHOT) | anything,
-                     engine=st.sampled_from(["beam", "mcts", "x"]) | anything, budget_ms=budgets,
-                     weights=st.sampled_from(["modern", ""]) | anything, drop=drops)
-pcs = st.builds(PcRequest, st.one_of(st.integers(0, 10**9), anything), st.just(SNAPSHOT) | anything,
-                lines=st.integers(-2, 9) | anything, drop=drops, budget_ms=budgets,
-                want_chance=st.booleans() | anything)
+suggests = st.builds(
+    SuggestRequest,
+    st.one_of(st.integers(0, 10**9), anything),
+    st.just(SNAPSHOT) | anything,
+    engine=st.sampled_from(["beam", "mcts", "x"]) | anything,
+    budget_ms=budgets,
+    weights=st.sampled_from(["modern", ""]) | anything,
+    drop=drops,
+)
+pcs = st.builds(
+    PcRequest,
+    st.one_of(st.integers(0, 10**9), anything),
+    st.just(SNAPSHOT) | anything,
+    lines=st.integers(-2, 9) | anything,
+    drop=drops,
+    budget_ms=budgets,
+    want_chance=st.booleans() | anything,
+)
 
 
 @FUZZ
@@ -74,14 +90,23 @@ def _answers(client: WorkerClient, timeout: float = 3.0) -> list:
 def test_the_client_survives_any_sequence_of_requests(requests) -> None:
     with WorkerClient(lambda: spawn_thread_worker(checked_echo)) as client:
         for drop, budget, state in requests:
-            snapshot = SNAPSHOT if state == "plain" else Snapshot(
-                Board(), Piece.T, (), None, False, -1, -1, Rules(), "7bag", threading.Lock())
+            snapshot = (
+                SNAPSHOT
+                if state == "plain"
+                else Snapshot(Board(), Piece.T, (), None, False, -1, -1, Rules(), "7bag", threading.Lock())
+            )
             generation = client.suggest(snapshot, drop=drop, budget_ms=budget)  # never raises
             answers = _answers(client)
             assert len(answers) == 1 and answers[0].generation == generation
             refused = isinstance(answers[0], WorkerFailure)
-            good = state == "plain" and drop in ("softdrop", "harddrop") and not isinstance(budget, bool) \
-                and isinstance(budget, (int, float)) and math.isfinite(budget) and 0 < budget <= MAX_BUDGET_MS
+            good = (
+                state == "plain"
+                and drop in ("softdrop", "harddrop")
+                and not isinstance(budget, bool)
+                and isinstance(budget, (int, float))
+                and math.isfinite(budget)
+                and 0 < budget <= MAX_BUDGET_MS
+            )
             assert refused != good, answers[0]
         generation = client.suggest(SNAPSHOT)  # still healthy
         answers = _answers(client)

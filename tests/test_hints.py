@@ -117,10 +117,12 @@ def test_an_answer_for_an_old_piece_is_ignored(app_screen):
     assert coach.hint is not stale
     # the real late answer arrives while the new piece is in play: only the new piece's hint is ever shown
     seen = []
+
     def shown() -> bool:
         if coach.show_hint:
             seen.append((coach.hint.piece, scene.game.active.piece))
         return len(seen) > 3
+
     assert _run_until(app, shown)
     assert all(hint == active for hint, active in seen)
 
@@ -253,8 +255,13 @@ def test_streamed_hint_shows_first_and_the_final_one_replaces_it(app_screen):
         while snap.board.fits(snap.current, Rotation.NORTH, x + 1, 20):
             x += 1
         y = drop_y(snap.board.bits, snap.current, Rotation.NORTH, x, 20)
-        send(Suggestion(request.generation, Move(snap.current, Rotation.NORTH, x, y, Spin.NONE,
-                                                 (Key.DAS_RIGHT, Key.HARD_DROP), False), final=True))
+        send(
+            Suggestion(
+                request.generation,
+                Move(snap.current, Rotation.NORTH, x, y, Spin.NONE, (Key.DAS_RIGHT, Key.HARD_DROP), False),
+                final=True,
+            )
+        )
 
     app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(handle))
     _with_ai(app, hint_enabled=True)
@@ -311,4 +318,3 @@ def test_a_position_left_before_its_hint_arrived_gets_one_when_it_comes_back(app
     testing.tap(app, "ctrl+y")
     assert _run_until(app, lambda: scene.game.stats.pieces == 1)
     assert _run_until(app, lambda: coach.show_hint, timeout_s=3.0)
-

@@ -57,17 +57,23 @@ def allowed(package: str, module: str) -> bool:
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_point_one_way(package: str) -> None:
-    problems = [f"{path.relative_to(ROOT)}:{line}: imports {module}"
-                for path in sorted((ROOT / package).rglob("*.py"))
-                for line, module in imports_of(path) if not allowed(package, module)]
+    problems = [
+        f"{path.relative_to(ROOT)}:{line}: imports {module}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for line, module in imports_of(path)
+        if not allowed(package, module)
+    ]
     assert problems == []
 
 
 def test_pygame_only_in_ui_and_bench() -> None:
-    problems = [f"{path.relative_to(ROOT)}:{line}"
-                for path in [ROOT / "main.py", *sorted(ROOT.glob("*/**/*.py"))]
-                if path.relative_to(ROOT).parts[0] not in PYGAME_ALLOWED | {"tests", ".venv"}
-                for line, module in imports_of(path) if module.split(".")[0] == "pygame"]
+    problems = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in [ROOT / "main.py", *sorted(ROOT.glob("*/**/*.py"))]
+        if path.relative_to(ROOT).parts[0] not in PYGAME_ALLOWED | {"tests", ".venv"}
+        for line, module in imports_of(path)
+        if module.split(".")[0] == "pygame"
+    ]
     assert problems == []
 
 

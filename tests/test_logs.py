@@ -160,9 +160,7 @@ def test_the_window_logs_its_start_under_the_log_folder(tmp_path: Path) -> None:
     assert "Stack Coach window starting" in text and str(tmp_path / "logs" / "app.log") in text
 
 
-def test_a_replaced_worker_is_noted_in_the_window_log(
-    log_dir: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_replaced_worker_is_noted_in_the_window_log(log_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
     import time
 
     from ui.worker_client import WorkerClient, spawn_thread_worker

@@ -52,8 +52,8 @@ def test_setups_leave_the_bag_consistent_with_the_pieces_used():
         dealt = [game.active.piece, *game.preview()]
         left = list(start.randomizer_state) or []
         # the first pieces dealt are exactly the ones left in the bag, then a full new bag starts
-        assert sorted(dealt[:len(left)]) == sorted(left)
-        assert len(set(dealt[len(left):len(left) + 5])) == 5
+        assert sorted(dealt[: len(left)]) == sorted(left)
+        assert len(set(dealt[len(left) : len(left) + 5])) == 5
 
 
 def test_mirror_swaps_sides_and_pieces():
@@ -82,10 +82,12 @@ def test_loop_start_deals_the_bag_remainder(n):
 def test_store_migrates_version_1_and_keeps_per_setup_stats(tmp_path):
     path = tmp_path / "h.sqlite3"
     conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, mode TEXT NOT NULL, rules TEXT NOT "
-                 "NULL, finished INTEGER NOT NULL, seconds REAL NOT NULL, pieces INTEGER NOT NULL, lines INTEGER "
-                 "NOT NULL, score INTEGER NOT NULL, pps REAL NOT NULL, apm REAL NOT NULL, kpp REAL NOT NULL, "
-                 "finesse INTEGER NOT NULL, played_at TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE games (id INTEGER PRIMARY KEY AUTOINCREMENT, mode TEXT NOT NULL, rules TEXT NOT "
+        "NULL, finished INTEGER NOT NULL, seconds REAL NOT NULL, pieces INTEGER NOT NULL, lines INTEGER "
+        "NOT NULL, score INTEGER NOT NULL, pps REAL NOT NULL, apm REAL NOT NULL, kpp REAL NOT NULL, "
+        "finesse INTEGER NOT NULL, played_at TEXT NOT NULL)"
+    )
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
@@ -174,7 +176,12 @@ def test_pc_practice_from_a_setup_to_a_pc_with_a_rewind(app):
     for _ in range(12):
         if scene.game.stats.perfect_clears:
             break
-        assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.solvable), (scene.game.stats.pieces, coach.pc, scene.game.board.to_rows(), scene.game.active)
+        assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.solvable), (
+            scene.game.stats.pieces,
+            coach.pc,
+            scene.game.board.to_rows(),
+            scene.game.active,
+        )
         move = coach.pc_shown.solution[0]
         before = scene.game.stats.pieces
         player.executor = KeyExecutor(move.keys, hold_first=move.hold)

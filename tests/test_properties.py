@@ -15,15 +15,32 @@ from game.handling import Button, Handling
 from game.pieces import Piece
 from game.rules import Rules
 
-buttons = st.integers(0, int(Button.HOLD | Button.ROTATE_180 | Button.ROTATE_CCW | Button.ROTATE_CW
-                              | Button.HARD_DROP | Button.SOFT_DROP | Button.RIGHT | Button.LEFT))
+buttons = st.integers(
+    0,
+    int(
+        Button.HOLD
+        | Button.ROTATE_180
+        | Button.ROTATE_CCW
+        | Button.ROTATE_CW
+        | Button.HARD_DROP
+        | Button.SOFT_DROP
+        | Button.RIGHT
+        | Button.LEFT
+    ),
+)
 configs = st.builds(
     GameConfig,
-    rules=st.sampled_from([Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none"),
-                           Rules.named("nrs")]),
+    rules=st.sampled_from(
+        [Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none"), Rules.named("nrs")]
+    ),
     randomizer=st.sampled_from(["7bag", "14bag", "random", "nes", "tgm"]),
-    handling=st.builds(Handling, das=st.sampled_from([0, 4, 10]), arr=st.sampled_from([0, 0.5, 2]),
-                       sdf=st.sampled_from([None, 5.0, 20.0]), dcd=st.sampled_from([0, 1])),
+    handling=st.builds(
+        Handling,
+        das=st.sampled_from([0, 4, 10]),
+        arr=st.sampled_from([0, 0.5, 2]),
+        sdf=st.sampled_from([None, 5.0, 20.0]),
+        dcd=st.sampled_from([0, 1]),
+    ),
     lock_delay=st.sampled_from([1, 15, 30]),
     track_finesse=st.just(False),
 )
@@ -63,17 +80,22 @@ def test_the_active_piece_never_overlaps(config: GameConfig, seed: int, inputs: 
     board=boards(),
     piece=st.sampled_from(list(Piece)),
     rules=st.sampled_from([Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none")]),
-    handling=st.builds(Handling, das=st.sampled_from([0, 6, 10]), arr=st.sampled_from([0, 1, 2]),
-                       sdf=st.sampled_from([None, 20.0])),
+    handling=st.builds(
+        Handling, das=st.sampled_from([0, 6, 10]), arr=st.sampled_from([0, 1, 2]), sdf=st.sampled_from([None, 20.0])
+    ),
 )
 def test_every_placement_found_is_played_exactly_by_its_keys(board, piece, rules, handling) -> None:
     """The finesse search and the engine agree: each placement's keys lock the piece there, with its spin."""
-    config = GameConfig(rules=rules, handling=handling, gravity_mode=GravityMode.FIXED, gravity=0.0,
-                        lock_delay=600, track_finesse=False)
+    config = GameConfig(
+        rules=rules, handling=handling, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False
+    )
     for placement in find_moves(board, piece, rules):
         game = Game(config, 0, board=board, queue=[piece])
         lock = next(e for e in play_keys(game, placement.keys) if isinstance(e, Locked))
         assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (
-            placement.rotation, placement.x, placement.y, placement.spin
+            placement.rotation,
+            placement.x,
+            placement.y,
+            placement.spin,
         )
         assert lock.keys == len(placement.keys)

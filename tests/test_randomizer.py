@@ -27,7 +27,7 @@ def deal(key: str, seed: int, count: int) -> list[Piece]:
 def test_every_7_bag_holds_each_piece_once(seed: int, bags: int) -> None:
     pieces = deal("7bag", seed, 7 * bags)
     for start in range(0, len(pieces), 7):
-        assert sorted(pieces[start:start + 7]) == list(ALL_PIECES)
+        assert sorted(pieces[start : start + 7]) == list(ALL_PIECES)
 
 
 @settings(max_examples=40, deadline=None)
@@ -35,7 +35,7 @@ def test_every_7_bag_holds_each_piece_once(seed: int, bags: int) -> None:
 def test_every_14_bag_holds_each_piece_twice(seed: int, bags: int) -> None:
     pieces = deal("14bag", seed, 14 * bags)
     for start in range(0, len(pieces), 14):
-        assert Counter(pieces[start:start + 14]) == {piece: 2 for piece in ALL_PIECES}
+        assert Counter(pieces[start : start + 14]) == {piece: 2 for piece in ALL_PIECES}
 
 
 @settings(max_examples=30, deadline=None)

@@ -25,32 +25,35 @@ def test_a_recorded_replay_loads_and_plays_the_same(recorded: dict, tmp_path) ->
     assert replay.play().ticks == 150 and Replay.from_json(replay.to_json()) == replay
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"inputs": [[0, 10**30]]}, f"more than {MAX_TICKS:,} ticks"),  # was OverflowError / MemoryError
-    ({"inputs": [[0, MAX_TICKS], [1, 1]]}, "ticks of input"),
-    ({"inputs": [[0, 0]]}, "ticks must be a whole number above 0"),
-    ({"inputs": [[True, 1]]}, "button set"),
-    ({"inputs": [[4096, 1]]}, "button set"),
-    ({"inputs": [[1.5, 1]]}, "button set"),
-    ({"inputs": "0"}, "inputs must be a list"),
-    ({"precharge": [-1]}, "precharge[0]"),
-    ({"board": ["XXXXXXXXXX"] * 41}, "board has 41 rows"),
-    ({"board": ["abc"]}, "board row 1"),
-    ({"board": [3]}, "list of text rows"),
-    ({"queue": "TQ"}, "queue must be a piece letter"),
-    ({"hold": "TT"}, "hold must be a piece letter"),
-    ({"seed": "7"}, "seed must be an integer"),
-    ({"seed": 1.5}, "seed must be an integer"),
-    ({"randomizer_state": [{"piece": "I"}, {"piece": "I"}]}, "not a state of the 7bag randomizer"),
-    ({"randomizer_state": [{"piece": "T"}, {"piece": "I"}]}, "not a state of the 7bag randomizer"),  # unsorted
-    ({"randomizer_state": {"colour": 1}}, "randomizer_state objects"),
-    ({"randomizer_state": 5}, "randomizer_state holds 5"),
-    ({"randomizer_state": [[[[[[[]]]]]]]}, "nested too deeply"),
-    ({"format": 2}, "unsupported replay format"),
-    ({"extra": 1}, "unknown key(s) 'extra'"),
-    ({"config": {"rules": {"rotation": "/dev/zero"}}}, "neither built in"),
-    ({"config": None}, "config must be an object with rules"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"inputs": [[0, 10**30]]}, f"more than {MAX_TICKS:,} ticks"),  # was OverflowError / MemoryError
+        ({"inputs": [[0, MAX_TICKS], [1, 1]]}, "ticks of input"),
+        ({"inputs": [[0, 0]]}, "ticks must be a whole number above 0"),
+        ({"inputs": [[True, 1]]}, "button set"),
+        ({"inputs": [[4096, 1]]}, "button set"),
+        ({"inputs": [[1.5, 1]]}, "button set"),
+        ({"inputs": "0"}, "inputs must be a list"),
+        ({"precharge": [-1]}, "precharge[0]"),
+        ({"board": ["XXXXXXXXXX"] * 41}, "board has 41 rows"),
+        ({"board": ["abc"]}, "board row 1"),
+        ({"board": [3]}, "list of text rows"),
+        ({"queue": "TQ"}, "queue must be a piece letter"),
+        ({"hold": "TT"}, "hold must be a piece letter"),
+        ({"seed": "7"}, "seed must be an integer"),
+        ({"seed": 1.5}, "seed must be an integer"),
+        ({"randomizer_state": [{"piece": "I"}, {"piece": "I"}]}, "not a state of the 7bag randomizer"),
+        ({"randomizer_state": [{"piece": "T"}, {"piece": "I"}]}, "not a state of the 7bag randomizer"),  # unsorted
+        ({"randomizer_state": {"colour": 1}}, "randomizer_state objects"),
+        ({"randomizer_state": 5}, "randomizer_state holds 5"),
+        ({"randomizer_state": [[[[[[[]]]]]]]}, "nested too deeply"),
+        ({"format": 2}, "unsupported replay format"),
+        ({"extra": 1}, "unknown key(s) 'extra'"),
+        ({"config": {"rules": {"rotation": "/dev/zero"}}}, "neither built in"),
+        ({"config": None}, "config must be an object with rules"),
+    ],
+)
 def test_bad_values_are_replay_errors_on_load(recorded: dict, change: dict, message: str) -> None:
     data = {**recorded, **change}
     with pytest.raises(ReplayError) as caught:
@@ -58,13 +61,16 @@ def test_bad_values_are_replay_errors_on_load(recorded: dict, change: dict, mess
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("previews", 2.5, "config.previews has the wrong type"),
-    ("previews", 9, "previews = 9 is out of range"),
-    ("randomizer", "lottery", "unknown randomizer"),
-    ("gravity", float("nan"), "gravity"),
-    ("track_finesse", 1, "config.track_finesse has the wrong type"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("previews", 2.5, "config.previews has the wrong type"),
+        ("previews", 9, "previews = 9 is out of range"),
+        ("randomizer", "lottery", "unknown randomizer"),
+        ("gravity", float("nan"), "gravity"),
+        ("track_finesse", 1, "config.track_finesse has the wrong type"),
+    ],
+)
 def test_bad_config_values_are_replay_errors(recorded: dict, key: str, value, message: str) -> None:
     data = {**recorded, "config": {**recorded["config"], key: value}}
     with pytest.raises(ReplayError, match=message):
@@ -73,14 +79,17 @@ def test_bad_config_values_are_replay_errors(recorded: dict, key: str, value, me
 
 def test_handling_values_are_checked(recorded: dict) -> None:
     config = recorded["config"]
-    for handling, message in (({**config["handling"], "das": "10"}, "config"),
-                              ({**config["handling"], "arr": -1}, "handling.arr")):
+    for handling, message in (
+        ({**config["handling"], "das": "10"}, "config"),
+        ({**config["handling"], "arr": -1}, "handling.arr"),
+    ):
         with pytest.raises(ReplayError, match=message):
             Replay.from_json(json.dumps({**recorded, "config": {**config, "handling": handling}}))
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000, "{\"format\": 1, \"seed\": " + "9" * 5000 + "}", "", "null",
-                                  b"\xff\xfe\xfa", "{\"format\": 1}"])
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000, '{"format": 1, "seed": ' + "9" * 5000 + "}", "", "null", b"\xff\xfe\xfa", '{"format": 1}']
+)
 def test_unreadable_text_is_a_replay_error(text) -> None:
     with pytest.raises(ReplayError):
         Replay.from_json(text)

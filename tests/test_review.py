@@ -25,14 +25,17 @@ LIVE_LIKE = Budget(time_ms=None, max_nodes=900)
 
 @pytest.fixture(scope="module")
 def engine_reviews():
-    return [review_replay(play_recorded("beam", seed, max_pieces=50, budget=LIVE_LIKE).replay, check_pc=False)
-            for seed in (21, 22)]
+    return [
+        review_replay(play_recorded("beam", seed, max_pieces=50, budget=LIVE_LIKE).replay, check_pc=False)
+        for seed in (21, 22)
+    ]
 
 
 @pytest.fixture(scope="module")
 def random_reviews():
-    return [review_replay(play_recorded("random", seed, max_pieces=60).replay, check_pc=False)
-            for seed in (31, 32, 33, 34)]
+    return [
+        review_replay(play_recorded("random", seed, max_pieces=60).replay, check_pc=False) for seed in (31, 32, 33, 34)
+    ]
 
 
 class TestHonestLabels:
@@ -174,8 +177,25 @@ class TestCommand:
     def test_bench_saves_replays_the_review_reads(self, tmp_path, capsys):
         from main import main
 
-        assert main(["bench", "--engine", "random", "--games", "2", "--max-pieces", "15", "--seed", "3",
-                     "--replay-dir", str(tmp_path), "--json"]) == 0
+        assert (
+            main(
+                [
+                    "bench",
+                    "--engine",
+                    "random",
+                    "--games",
+                    "2",
+                    "--max-pieces",
+                    "15",
+                    "--seed",
+                    "3",
+                    "--replay-dir",
+                    str(tmp_path),
+                    "--json",
+                ]
+            )
+            == 0
+        )
         bench = json.loads(capsys.readouterr().out)
         files = sorted(Path(tmp_path).glob("game-*.json"))
         assert [f.name for f in files] == ["game-3.json", "game-4.json"]

@@ -28,8 +28,15 @@ class TestStoredReplay:
         game = Replay.load(STORED).play()
         assert (game.stats.pieces, game.stats.lines, game.ticks, game.b2b) == (24, 4, 286, 0)
         assert game.board.to_rows(colours=False) == [
-            "____XX____", "__XXX_____", "_XXXXX_XXX", "_XXXXX_XXX",
-            "XXXXXX__XX", "XXXXXX_XXX", "XXXXXX_XXX", "XXXXXX_XXX"]
+            "____XX____",
+            "__XXX_____",
+            "_XXXXX_XXX",
+            "_XXXXX_XXX",
+            "XXXXXX__XX",
+            "XXXXXX_XXX",
+            "XXXXXX_XXX",
+            "XXXXXX_XXX",
+        ]
 
     def test_a_future_format_is_refused_with_one_line(self, tmp_path):
         data = json.loads(STORED.read_text())

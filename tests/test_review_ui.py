@@ -71,9 +71,17 @@ def _open_stats(app):
     return stats
 
 
-MOVES = [["space"], ["left", "left", "space"], ["right", "right", "right", "space"], ["x", "space"],
-         ["z", "left", "space"], ["space"], ["right", "space"], ["left", "left", "left", "left", "space"],
-         ["left", "right", "left", "left", "space"]]  # the last one with two presses too many
+MOVES = [
+    ["space"],
+    ["left", "left", "space"],
+    ["right", "right", "right", "space"],
+    ["x", "space"],
+    ["z", "left", "space"],
+    ["space"],
+    ["right", "space"],
+    ["left", "left", "left", "left", "space"],
+    ["left", "right", "left", "left", "space"],
+]  # the last one with two presses too many
 
 
 def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
@@ -159,12 +167,29 @@ def test_a_run_without_a_replay_says_so(app):
 def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
     from ui.store import GameRecord
 
-    runs = [("sprint", 80.0, 100, 1.25, 12.0, 9, False), ("zen", 30.0, 20, 0.66, 0.0, 4, False),
-            ("sprint", 70.0, 100, 1.43, 15.0, 5, True), ("sprint", 65.0, 100, 1.54, 18.0, 3, False)]
+    runs = [
+        ("sprint", 80.0, 100, 1.25, 12.0, 9, False),
+        ("zen", 30.0, 20, 0.66, 0.0, 4, False),
+        ("sprint", 70.0, 100, 1.43, 15.0, 5, True),
+        ("sprint", 65.0, 100, 1.54, 18.0, 3, False),
+    ]
     ids = []
     for mode, seconds, pieces, pps, apm, finesse, assisted in runs:
-        record = GameRecord(mode, "srs", mode == "sprint", seconds, pieces, 40, 0, pps, apm, 3.0, finesse,
-                            assisted=assisted, ending="finished" if mode == "sprint" else "ended")
+        record = GameRecord(
+            mode,
+            "srs",
+            mode == "sprint",
+            seconds,
+            pieces,
+            40,
+            0,
+            pps,
+            apm,
+            3.0,
+            finesse,
+            assisted=assisted,
+            ending="finished" if mode == "sprint" else "ended",
+        )
         ids.append(app.store.save(record).record.id)
     app.store.save_review(ids[0], "e", 61.5, "{}")
     app.store.save_review(ids[3], "e", 72.25, "{}")
@@ -179,8 +204,11 @@ def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
     assert [v for _, v in plots["PPS"]] == [1.25, 1.43, 1.54]  # oldest first
     assert plots["accuracy"] == ((0, 61.5), (2, 72.25))
     assert [round(v, 3) for _, v in plots["finesse faults per piece"]] == [0.09, 0.05, 0.03]
-    assert [round(v, 3) for _, v in plots["APP"]] == [round(12 * 80 / 60 / 100, 3), round(15 * 70 / 60 / 100, 3),
-                                                      round(18 * 65 / 60 / 100, 3)]
+    assert [round(v, 3) for _, v in plots["APP"]] == [
+        round(12 * 80 / 60 / 100, 3),
+        round(15 * 70 / 60 / 100, 3),
+        round(18 * 65 / 60 / 100, 3),
+    ]
     # the assisted 70 s run is no personal best: the best goes 80 -> 80 -> 65
     assert [v for _, v in plots["personal best"]] == [80.0, 80.0, 65.0]
 
@@ -206,3 +234,17 @@ def test_the_results_of_a_run_open_its_review(ai_app):
     assert sum(review.summary()["counts"].values()) == 3
     tap(app, "escape")
     assert app.scenes.top is results
+
+
+def test_the_stats_screen_starts_the_worker_only_when_there_is_a_run_to_review(ai_app):
+    from ui.modes import ZEN
+
+    app = ai_app
+    _open_stats(app)
+    assert app.worker_if_started() is None  # nothing to review yet: no AI process for a look at empty stats
+    app.close_worker()
+    _play_and_end(app, ZEN, MOVES[:2])
+    app.close_worker()
+    _open_stats(app)
+    client = app.worker_if_started()
+    assert client is not None and client._handle is not None  # running while the player picks a run

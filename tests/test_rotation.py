@@ -136,8 +136,12 @@ class TestKickFixtures:
                             set(cells_of(piece, end, x + ex, y + ey)) <= own | target for ex, ey in tests[:k]
                         )
                         blocked = Board.from_bits(
-                            sum(1 << (cy * 10 + cx) for cx in range(10) for cy in range(40)
-                                if (cx, cy) not in own | target)
+                            sum(
+                                1 << (cy * 10 + cx)
+                                for cx in range(10)
+                                for cy in range(40)
+                                if (cx, cy) not in own | target
+                            )
                         )
                         result = try_rotate(blocked.bits, rules, piece, start, x, y, turns)
                         assert result is not None
@@ -272,17 +276,20 @@ def test_per_rules_takes_positional_parameters_only() -> None:
 
 # --- regressions from the fuzzing pass ----------------------------------------------------------------------
 class TestHostileKickFiles:
-    @pytest.mark.parametrize(("name", "content", "message"), [
-        ("empty.toml", "", "no kick table found"),
-        ("names-only.toml", 'name = "x"\n', "no kick table found"),
-        ("empty.properties", "# nothing\n", "no kick table found"),
-        ("deep.toml", "a = " + "[" * 50_000, "nested too deeply"),
-        ("deep-tables.toml", "x = " + "{a = " * 3000 + "1" + "}" * 3000, "nested too deeply"),
-        ("huge.toml", "[kicks.T]\n0R = [[" + "9" * 5000 + ", 0]]\n", "a number too long to read"),
-        ("huge.properties", "T.NE=(0,0)(" + "9" * 5000 + ",0)\n", "more than 6 digits"),
-        ("arabic.properties", "T.NE=(\u0663,0)\n", "cannot read kick tests"),
-        ("fullwidth.properties", "T.NE=(\uff17,0)\n", "cannot read kick tests"),
-    ])
+    @pytest.mark.parametrize(
+        ("name", "content", "message"),
+        [
+            ("empty.toml", "", "no kick table found"),
+            ("names-only.toml", 'name = "x"\n', "no kick table found"),
+            ("empty.properties", "# nothing\n", "no kick table found"),
+            ("deep.toml", "a = " + "[" * 50_000, "nested too deeply"),
+            ("deep-tables.toml", "x = " + "{a = " * 3000 + "1" + "}" * 3000, "nested too deeply"),
+            ("huge.toml", "[kicks.T]\n0R = [[" + "9" * 5000 + ", 0]]\n", "a number too long to read"),
+            ("huge.properties", "T.NE=(0,0)(" + "9" * 5000 + ",0)\n", "more than 6 digits"),
+            ("arabic.properties", "T.NE=(\u0663,0)\n", "cannot read kick tests"),
+            ("fullwidth.properties", "T.NE=(\uff17,0)\n", "cannot read kick tests"),
+        ],
+    )
     def test_one_line_errors_naming_the_file(self, tmp_path: Path, name: str, content: str, message: str) -> None:
         path = tmp_path / name
         path.write_text(content, encoding="utf-8")

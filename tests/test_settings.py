@@ -70,9 +70,7 @@ def custom_settings() -> Settings:
                 }
             ),
             "handling": HandlingSettings(unit="frames", das=7.5, arr=1, sdf=20, dcd=2),
-            "display": base.display.model_copy(
-                update={"scale": 1.25, "window_size": (1920, 1080), "skin": "café"}
-            ),
+            "display": base.display.model_copy(update={"scale": 1.25, "window_size": (1920, 1080), "skin": "café"}),
             "audio": base.audio.model_copy(update={"mute": True, "sfx_volume": 35}),
             "ai": base.ai.model_copy(update={"engine": "mcts", "autoplay_pps": 0, "hint_enabled": True}),
         }
@@ -100,20 +98,14 @@ def test_defaults_follow_the_issue() -> None:
         "instant",
         0,
     )
-    assert (
-        s.keys.hard_drop == ("space",)
-        and s.keys.rotate_cw == ("up", "x")
-        and s.keys.hold == ("c", "left shift")
-    )
+    assert s.keys.hard_drop == ("space",) and s.keys.rotate_cw == ("up", "x") and s.keys.hold == ("c", "left shift")
     assert s.keys.undo == ("ctrl+z",) and s.keys.redo == ("ctrl+y",) and s.keys.toggle_autoplay == ("f2",)
     assert s.ai.weights == "modern" and s.ai.think_budget_ms == 15
     assert set(BUTTONS) == set(KeySettings.model_fields) and len(BUTTONS) == 14
 
 
 def test_handling_to_ticks() -> None:
-    assert HandlingSettings().to_ticks() == HandlingTicks(
-        das_ticks=7.98, arr_ticks=0.0, dcd_ticks=0.0, sdf=None
-    )
+    assert HandlingSettings().to_ticks() == HandlingTicks(das_ticks=7.98, arr_ticks=0.0, dcd_ticks=0.0, sdf=None)
     frames = HandlingSettings(unit="frames", das=10, arr=2, sdf=6, dcd=1).to_ticks()
     assert frames == HandlingTicks(das_ticks=10.0, arr_ticks=2.0, dcd_ticks=1.0, sdf=6.0)
     assert HandlingSettings(das=1000, arr=50).to_ticks().arr_ticks == 3.0
@@ -158,9 +150,7 @@ def test_round_trip_is_exact(path: Path) -> None:
     scale=st.floats(0.5, 3.0, allow_nan=False),
     skin=st.text(st.characters(categories=["L", "Nd"]), min_size=1, max_size=12).map(lambda s: s + " x-y_z"),
 )
-def test_round_trip_floats_and_text(
-    tmp_path_factory: pytest.TempPathFactory, gravity, das, scale, skin
-) -> None:
+def test_round_trip_floats_and_text(tmp_path_factory: pytest.TempPathFactory, gravity, das, scale, skin) -> None:
     path = tmp_path_factory.mktemp("rt") / "settings.toml"
     original = change(Settings(), "rules", fixed_gravity=gravity)
     original = change(change(original, "handling", das=das), "display", scale=scale, skin=skin)
@@ -251,16 +241,13 @@ def test_truncated_file_keeps_what_it_can(path: Path) -> None:
 def test_broken_line_in_the_middle_is_skipped(path: Path) -> None:
     original = write(
         path,
-        "schema_version = 1\n[handling]\ndas = 1 00\narr = 2\n"
-        "[audio\nmute = true\n[display]\nghost = false\n",
+        "schema_version = 1\n[handling]\ndas = 1 00\narr = 2\n[audio\nmute = true\n[display]\nghost = false\n",
     )
     result = load_settings(path)
     assert result.backup_path.read_bytes() == original
     assert result.settings.handling.arr == 2 and result.settings.handling.das == 133
     assert result.settings.display.ghost is False
-    assert (
-        result.settings.audio.mute is False
-    )  # keys under a broken header are not guessed into another table
+    assert result.settings.audio.mute is False  # keys under a broken header are not guessed into another table
     assert "skipped lines 3, 5 and read the rest" in result.problems[0]
 
 
@@ -307,9 +294,7 @@ def test_unknown_keys_are_reported_and_dropped(path: Path) -> None:
 
 
 def test_non_utf8_file(path: Path) -> None:
-    original = (
-        b'schema_version = 1\n# caf\xe9\n[display]\nskin = "caf\xe9"\nghost = false\n[audio]\nmute = true\n'
-    )
+    original = b'schema_version = 1\n# caf\xe9\n[display]\nskin = "caf\xe9"\nghost = false\n[audio]\nmute = true\n'
     path.write_bytes(original)
     result = load_settings(path)
     assert result.backup_path.read_bytes() == original
@@ -372,9 +357,7 @@ def test_group_that_is_not_a_table(path: Path) -> None:
         'schema_version = 1\nhandling = 5\nkeys = "wasd"\n[[rules]]\npreviews = 1\n[audio]\nmute = true\n',
     )
     result = load_settings(path)
-    assert (
-        "handling: expected a table [handling], got 5; using the defaults for [handling]" in result.problems
-    )
+    assert "handling: expected a table [handling], got 5; using the defaults for [handling]" in result.problems
     assert any(p.startswith("keys: expected a table") for p in result.problems)
     assert any(p.startswith("rules: expected a table") for p in result.problems)
     assert result.settings.audio.mute is True
@@ -427,9 +410,7 @@ def test_unreadable_path_is_reported_not_raised(path: Path) -> None:
     path.mkdir()  # a folder where the file should be: settings_path() picks settings.toml inside it
     (path / "settings.toml").mkdir()
     result = load_settings(path)
-    assert (
-        result.settings == Settings() and result.problems and result.problems[0].startswith("could not read")
-    )
+    assert result.settings == Settings() and result.problems and result.problems[0].startswith("could not read")
 
 
 def test_valid_file_with_bom_loads_cleanly(path: Path) -> None:
@@ -480,9 +461,7 @@ def test_malformed_env_list_is_reported(path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("STACKCOACH_KEYS__HOLD", "[not json")
     monkeypatch.setenv("STACKCOACH_AUDIO__MUTE", "1")
     result = load_settings(path)
-    assert (
-        result.settings.keys == KeySettings() and result.settings.audio.mute is True
-    )  # the rest still applies
+    assert result.settings.keys == KeySettings() and result.settings.audio.mute is True  # the rest still applies
     assert result.problems[0].startswith("STACKCOACH_KEYS__HOLD ignored: not valid JSON")
 
 

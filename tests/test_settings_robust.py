@@ -115,9 +115,7 @@ def test_deeply_nested_file_never_stops_the_game(path: Path, nasty: str) -> None
 
 
 def test_deep_nesting_loses_only_its_own_line(path: Path) -> None:
-    path.write_text(
-        "schema_version = 1\n[audio]\nmaster_volume = 7\nbad = " + "[" * 3000 + "\nmute = true\n", "utf-8"
-    )
+    path.write_text("schema_version = 1\n[audio]\nmaster_volume = 7\nbad = " + "[" * 3000 + "\nmute = true\n", "utf-8")
     result = load_settings(path)
     assert (result.settings.audio.master_volume, result.settings.audio.mute) == (7, True)
     assert any("(line 4): nested too deeply" in p for p in result.problems), result.problems
@@ -258,9 +256,7 @@ def test_override_is_never_written_to_the_file(path: Path, monkeypatch: pytest.M
     assert (stored["das"], stored["arr"]) == (100, 5)
 
 
-def test_override_that_would_leave_a_conflict_is_not_saved(
-    monkeypatch: pytest.MonkeyPatch, path: Path
-) -> None:
+def test_override_that_would_leave_a_conflict_is_not_saved(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     monkeypatch.setenv("STACKCOACH_KEYS__HOLD", '["v"]')
     result = load_settings(path)
     assert result.settings.keys.hold == ("v",)
@@ -345,9 +341,7 @@ def test_brackets_in_strings_and_comments_do_not_join_lines(path: Path) -> None:
     assert "skipped lines 7, 14 and read the rest" in message
 
 
-def test_unparsable_override_is_found_whatever_the_error_says(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unparsable_override_is_found_whatever_the_error_says(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pydantic_settings import EnvSettingsSource
     from pydantic_settings import SettingsError as EnvError
 
@@ -366,9 +360,11 @@ def test_unparsable_override_is_found_whatever_the_error_says(
     result = load_settings(path)
     assert result.settings.audio.mute is True and result.settings.keys.move_left == ("j",)
     assert result.settings.keys.hold == KeySettings().hold
-    assert [p for p in result.problems if "ignored" in p and "JSON" in p] == [
-        p for p in result.problems if p.startswith("STACKCOACH_KEYS__HOLD ignored: not valid JSON")
-    ] != []
+    assert (
+        [p for p in result.problems if "ignored" in p and "JSON" in p]
+        == [p for p in result.problems if p.startswith("STACKCOACH_KEYS__HOLD ignored: not valid JSON")]
+        != []
+    )
 
 
 # --- never raises, for any bytes ------------------------------------------------------------------------

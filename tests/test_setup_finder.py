@@ -94,8 +94,9 @@ class TestAgainstBruteForce:
         lazy = finder(shape, use_hold=use_hold, drop=drop, queues=sequences, lazy=True)
         agree = [(search.buildable(seq), brute_buildable(shape, seq, None, use_hold, drop)) for seq in sequences]
         assert [lazy.buildable(seq) for seq in sequences] == [got for got, _ in agree]
-        mismatches = [("".join(p.name for p in seq), got, want)
-                      for seq, (got, want) in zip(sequences, agree) if got != want]
+        mismatches = [
+            ("".join(p.name for p in seq), got, want) for seq, (got, want) in zip(sequences, agree) if got != want
+        ]
         assert not mismatches, mismatches[:5]
         if not (name in ("T slot", "tuck under an overhang") and drop == "harddrop"):
             assert any(got for got, _ in agree)  # the test shapes are buildable by some queue
@@ -149,14 +150,17 @@ class TestShape:
         assert shape.mirrored().mirrored() == shape
         assert shape.mirrored().to_text().splitlines()[0] == "_______*__"
 
-    @pytest.mark.parametrize("text, words", [
-        ("", "empty"),
-        ("XXXX______", "no cell to fill"),
-        ("**_____", "cells"),
-        ("**Q_______", "unknown cell"),
-        ("**********", "line clears"),
-        ("XXXXX*****", "line clears"),
-    ])
+    @pytest.mark.parametrize(
+        "text, words",
+        [
+            ("", "empty"),
+            ("XXXX______", "no cell to fill"),
+            ("**_____", "cells"),
+            ("**Q_______", "unknown cell"),
+            ("**********", "line clears"),
+            ("XXXXX*****", "line clears"),
+        ],
+    )
     def test_bad_shapes(self, text, words):
         with pytest.raises(ShapeError, match=words):
             Shape.from_text(text)
@@ -237,7 +241,7 @@ class TestWays:
         shape = self.pco()
         queue = [Piece[c] for c in "TIJLSZO"]
         for way in build_ways(shape, queue, use_hold=False, limit=3):
-            assert [p.piece for p in way.placements] == queue[:len(way.placements)]
+            assert [p.piece for p in way.placements] == queue[: len(way.placements)]
             assert not any(p.hold for p in way.placements)
             _replays(shape, queue, way, use_hold=False)
 
@@ -276,8 +280,7 @@ class TestWays:
 
 class TestCover:
     def test_cover_is_the_union(self):
-        shapes = {"box": Shape.from_text("****______\n****______"),
-                  "right": Shape.from_text("______****\n______****")}
+        shapes = {"box": Shape.from_text("****______\n****______"), "right": Shape.from_text("______****\n______****")}
         result = cover("*p3", shapes)
         assert result.total == 210
         for seq, names in result.per_queue:
@@ -328,8 +331,10 @@ class TestCommand:
         assert data["rate"] == pytest.approx(expected.rate)
 
     def test_stdin_and_placements(self):
-        code, out, err = run_cli(["setup", "--field-file", "-", "--pattern", "OO", "--json", "--placements",
-                                  "--hold", "avoid"], stdin="****______\n****______\n")
+        code, out, err = run_cli(
+            ["setup", "--field-file", "-", "--pattern", "OO", "--json", "--placements", "--hold", "avoid"],
+            stdin="****______\n****______\n",
+        )
         assert code == 0, err
         data = json.loads(out)
         assert data["success"] == 1
@@ -352,19 +357,22 @@ class TestCommand:
         assert data["total"] == 210 and len(data["queues"]) == 210
         assert data["any"]["success"] == sum(1 for q in data["queues"] if q["builds"])
 
-    @pytest.mark.parametrize("argv, words", [
-        (["setup", "--field-file", "-", "--pattern", "*p9"], "cannot draw"),
-        (["setup", "--field-file", "/nonexistent/shape", "--pattern", "*p3"], "cannot read"),
-        (["setup", "--field", "nope", "--pattern", "*p3"], "neither a library key"),
-        (["setup", "--field", "v115@vhAAgH", "--pattern", "*p3"], "no cell to fill"),
-        (["setup", "--pattern", "*p3"], "--field"),
-        (["setup", "--field-file", "-", "--pattern", "*p3", "--limit", "0"], "--limit"),
-        (["setup", "--field-file", "-", "--pattern", "*p7,*p7", "--max-queues", "10"], "--max-queues"),
-        (["setup", "--field-file", "-", "--pattern", "*p3", "--held", "Q"], "unknown piece"),
-        (["setup", "--field-file", "-", "--pattern", "*p3", "--hold", "nope"], "invalid choice"),
-        (["setup", "--cover", "-", "--pattern", "*p3", "--mirror"], "KEY/mirror"),
-        (["setup", "--cover", "-", "--pattern", "*p3", "--field", "x"], "leave out --field"),
-    ])
+    @pytest.mark.parametrize(
+        "argv, words",
+        [
+            (["setup", "--field-file", "-", "--pattern", "*p9"], "cannot draw"),
+            (["setup", "--field-file", "/nonexistent/shape", "--pattern", "*p3"], "cannot read"),
+            (["setup", "--field", "nope", "--pattern", "*p3"], "neither a library key"),
+            (["setup", "--field", "v115@vhAAgH", "--pattern", "*p3"], "no cell to fill"),
+            (["setup", "--pattern", "*p3"], "--field"),
+            (["setup", "--field-file", "-", "--pattern", "*p3", "--limit", "0"], "--limit"),
+            (["setup", "--field-file", "-", "--pattern", "*p7,*p7", "--max-queues", "10"], "--max-queues"),
+            (["setup", "--field-file", "-", "--pattern", "*p3", "--held", "Q"], "unknown piece"),
+            (["setup", "--field-file", "-", "--pattern", "*p3", "--hold", "nope"], "invalid choice"),
+            (["setup", "--cover", "-", "--pattern", "*p3", "--mirror"], "KEY/mirror"),
+            (["setup", "--cover", "-", "--pattern", "*p3", "--field", "x"], "leave out --field"),
+        ],
+    )
     def test_bad_input_is_one_line(self, argv, words):
         code, out, err = run_cli(argv, stdin="**X*______\n****______\n")
         assert code == 2

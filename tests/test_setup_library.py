@@ -149,8 +149,7 @@ class TestLoading:
         from game.fumen import Field, Page, encode
 
         code = encode([Page(Field.from_text(rows, garbage_row=False))])
-        return (f'[[setup]]\nkey = "a"\nname = "A"\nfamily = "pc"\npc = 2\nfumen = "{code}"\n'
-                'bags = "*p6"\nnotes = "n"\n')
+        return f'[[setup]]\nkey = "a"\nname = "A"\nfamily = "pc"\npc = 2\nfumen = "{code}"\nbags = "*p6"\nnotes = "n"\n'
 
     @property
     def GOOD(self) -> str:
@@ -160,13 +159,16 @@ class TestLoading:
         with pytest.raises(LibraryError, match="no cell to fill"):
             load_library(self._write(tmp_path, self.entry("XXXX______")))
 
-    @pytest.mark.parametrize("change, words", [
-        (('family = "pc"', 'family = "misc"'), "family"),
-        (('pc = 2', 'pc = 9'), "pc = 1..7"),
-        (('bags = "*p6"', 'bags = "*p9"'), "cannot draw"),
-        (('notes = "n"', 'notes = "n"\ncolour = "red"'), "unknown field"),
-        (('name = "A"\n', ''), "missing field 'name'"),
-    ])
+    @pytest.mark.parametrize(
+        "change, words",
+        [
+            (('family = "pc"', 'family = "misc"'), "family"),
+            (("pc = 2", "pc = 9"), "pc = 1..7"),
+            (('bags = "*p6"', 'bags = "*p9"'), "cannot draw"),
+            (('notes = "n"', 'notes = "n"\ncolour = "red"'), "unknown field"),
+            (('name = "A"\n', ""), "missing field 'name'"),
+        ],
+    )
     def test_bad_entries(self, tmp_path, change, words):
         body = self.GOOD.replace(*change)
         with pytest.raises(LibraryError, match=words):
@@ -208,8 +210,10 @@ class TestCommandWithLibrary:
         assert code == 0, err
         data = json.loads(out)
         assert data["any"]["success"] == by_key["tki"].figures["either_build_success"]
-        assert [s["success"] for s in data["setups"]] == [by_key["tki"].figures["build_success"],
-                                                         by_key["tki"].figures["mirror_build_success"]]
+        assert [s["success"] for s in data["setups"]] == [
+            by_key["tki"].figures["build_success"],
+            by_key["tki"].figures["mirror_build_success"],
+        ]
 
     def test_bad_variant(self):
         code, _out, err = self.run(["setup", "--field", "tki/upside-down", "--pattern", "*p7"])

@@ -109,12 +109,12 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
         app.draw(app.screen)  # the panel draws without raising
         assert panel.status == "possible", panel
         move = panel.first_move
-        assert panel.advice.startswith(("Next: hold, then place" if move.hold else "Next: place") + f" the "
-                                       f"{move.piece.name}")
+        assert panel.advice.startswith(
+            ("Next: hold, then place" if move.hold else "Next: place") + f" the {move.piece.name}"
+        )
         assert not (move.hold and game.hold_used)
         if checked < 2:  # the chance shown is the exact share for the advised placement
-            assert panel.chance == pytest.approx(_brute_force_share(snapshot_of(game), target.must, target.may,
-                                                                    move))
+            assert panel.chance == pytest.approx(_brute_force_share(snapshot_of(game), target.must, target.may, move))
             checked += 1
         if move.hold:
             keys.pending = [Button.HOLD]

@@ -22,8 +22,12 @@ SPINS = {"none": Spin.NONE, "mini": Spin.MINI, "full": Spin.FULL}
 class Frontend:
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "main.py", "tbp", "--budget-ms", "10"], cwd=ROOT, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True, bufsize=1,
+            [sys.executable, "main.py", "tbp", "--budget-ms", "10"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
 
     def send(self, message: dict) -> None:
@@ -43,8 +47,15 @@ class Frontend:
 
 
 def tbp_board(board: Board) -> list[list[str | None]]:
-    return [[("G" if board.colour_at(x, y) == 8 else Piece(board.colour_at(x, y) - 1).name)
-             if board.is_filled(x, y) else None for x in range(10)] for y in range(40)]
+    return [
+        [
+            ("G" if board.colour_at(x, y) == 8 else Piece(board.colour_at(x, y) - 1).name)
+            if board.is_filled(x, y)
+            else None
+            for x in range(10)
+        ]
+        for y in range(40)
+    ]
 
 
 def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
@@ -58,9 +69,17 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
         queue = [randomizer.draw() for _ in range(6)]
         board, hold, b2b, combo = Board(), None, -1, -1
         bag_state = [p.name for p in (randomizer.state or tuple(Piece))]  # the bag after the queue
-        bot.send({"type": "start", "hold": None, "queue": [p.name for p in queue], "combo": 0, "back_to_back": False,
-                  "board": tbp_board(board),
-                  "randomizer": {"type": "seven_bag", "bag_state": bag_state}})
+        bot.send(
+            {
+                "type": "start",
+                "hold": None,
+                "queue": [p.name for p in queue],
+                "combo": 0,
+                "back_to_back": False,
+                "board": tbp_board(board),
+                "randomizer": {"type": "seven_bag", "bag_state": bag_state},
+            }
+        )
         rules = Rules()
         lines = 0
         for _ in range(40):
@@ -82,8 +101,9 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
             # The move must be one our own rules can reach, with the spin it claims.
             legal = {(p.rotation, p.x, p.y, p.spin) for p in find_moves(board, piece, rules)}
             assert (rotation, location["x"], location["y"], SPINS[move["spin"]]) in legal
-            board, result = lock_piece(board, piece, rotation, location["x"], location["y"], SPINS[move["spin"]],
-                                       b2b, combo)
+            board, result = lock_piece(
+                board, piece, rotation, location["x"], location["y"], SPINS[move["spin"]], b2b, combo
+            )
             b2b, combo = result.b2b, result.combo
             lines += result.lines
             queue.pop(0)

@@ -16,8 +16,12 @@ PIECES = [p.name for p in Piece]
 ORIENTATIONS = ["north", "east", "south", "west"]
 
 junk = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.integers(min_value=10**30, max_value=10**60)
-    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**30, max_value=10**60)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
@@ -32,8 +36,9 @@ def maybe(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 @st.composite
 def boards(draw: st.DrawFn) -> Any:
     rows: list[list[str | None]] = [[None] * 10 for _ in range(40)]
-    for x, y, cell in draw(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 39),
-                                              st.sampled_from(PIECES + ["G"])), max_size=30)):
+    for x, y, cell in draw(
+        st.lists(st.tuples(st.integers(0, 9), st.integers(0, 39), st.sampled_from(PIECES + ["G"])), max_size=30)
+    ):
         rows[y][x] = cell
     for y in draw(st.lists(st.integers(0, 39), max_size=2)):  # full rows: no game leaves one, a frontend might
         rows[y] = ["G"] * 10
@@ -53,10 +58,16 @@ def starts(draw: st.DrawFn, valid: bool = False) -> dict[str, Any]:
         "board": draw(maybe_(boards())),
     }
     if draw(st.booleans()):
-        message["randomizer"] = draw(maybe_(st.fixed_dictionaries({
-            "type": st.just("seven_bag"),
-            "bag_state": st.lists(st.sampled_from(PIECES), min_size=1, max_size=7, unique=True),
-        })))
+        message["randomizer"] = draw(
+            maybe_(
+                st.fixed_dictionaries(
+                    {
+                        "type": st.just("seven_bag"),
+                        "bag_state": st.lists(st.sampled_from(PIECES), min_size=1, max_size=7, unique=True),
+                    }
+                )
+            )
+        )
     if not valid and draw(st.integers(0, 9)) == 0:
         del message[draw(st.sampled_from(sorted(message)))]
     return message
@@ -64,20 +75,32 @@ def starts(draw: st.DrawFn, valid: bool = False) -> dict[str, Any]:
 
 @st.composite
 def plays(draw: st.DrawFn) -> dict[str, Any]:
-    location = {"type": draw(maybe(st.sampled_from(PIECES))), "orientation": draw(maybe(st.sampled_from(ORIENTATIONS))),
-                "x": draw(maybe(st.integers(0, 9))), "y": draw(maybe(st.integers(0, 6)))}
+    location = {
+        "type": draw(maybe(st.sampled_from(PIECES))),
+        "orientation": draw(maybe(st.sampled_from(ORIENTATIONS))),
+        "x": draw(maybe(st.integers(0, 9))),
+        "y": draw(maybe(st.integers(0, 6))),
+    }
     move = {"location": draw(maybe(st.just(location))), "spin": draw(maybe(st.sampled_from(["none", "mini", "full"])))}
     return {"type": "play", "move": draw(maybe(st.just(move)))}
 
 
 other_messages = st.one_of(
-    st.fixed_dictionaries({"type": st.just("rules"), "randomizer": maybe(st.sampled_from(
-        ["seven_bag", "uniform", "unknown", "general_bag", "nes"]))}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("rules"),
+            "randomizer": maybe(st.sampled_from(["seven_bag", "uniform", "unknown", "general_bag", "nes"])),
+        }
+    ),
     st.fixed_dictionaries({"type": st.just("rules"), "garbage": st.sampled_from(["general", None])}),
-    starts(), starts(valid=True), plays(),
+    starts(),
+    starts(valid=True),
+    plays(),
     st.sampled_from(PIECES).map(lambda p: {"type": "new_piece", "piece": p}),
     st.fixed_dictionaries({"type": st.just("new_piece"), "piece": piece}),
-    st.just({"type": "suggest"}), st.just({"type": "suggest"}), st.just({"type": "stop"}),
+    st.just({"type": "suggest"}),
+    st.just({"type": "suggest"}),
+    st.just({"type": "stop"}),
     st.fixed_dictionaries({"type": junk | st.sampled_from(["garbage", "__init__", "_on_quit"])}),
     st.text(max_size=20).map(lambda text: ("raw", text)),
     st.integers(1, 3000).map(lambda depth: ("raw", '{"type": "start", "queue": ' + "[" * depth + "]" * depth + "}")),
@@ -109,7 +132,11 @@ def check_suggestion(bot: TbpBot, reply: dict[str, Any]) -> None:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(messages, min_size=3, max_size=30), st.sampled_from(["seven_bag", "uniform", "unknown"]), starts(valid=True))
+@given(
+    st.lists(messages, min_size=3, max_size=30),
+    st.sampled_from(["seven_bag", "uniform", "unknown"]),
+    starts(valid=True),
+)
 def test_the_bot_survives_any_message_stream_and_rejected_messages_change_nothing(
     stream: list[Any], randomizer: str, start: dict[str, Any]
 ) -> None:

@@ -27,15 +27,25 @@ WAIT = 30.0  # generous bound for waiting on the bot's threads (a safety net, no
 EMPTY = [[None] * 10 for _ in range(40)]
 
 
-def start_message(queue: list[str], *, hold: str | None = None, combo: int = 0, board: list | None = None,
-                  **extra: Any) -> dict[str, Any]:
-    return {"type": "start", "hold": hold, "queue": queue, "combo": combo, "back_to_back": False,
-            "board": board if board is not None else EMPTY, **extra}
+def start_message(
+    queue: list[str], *, hold: str | None = None, combo: int = 0, board: list | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "type": "start",
+        "hold": hold,
+        "queue": queue,
+        "combo": combo,
+        "back_to_back": False,
+        "board": board if board is not None else EMPTY,
+        **extra,
+    }
 
 
 def play_message(piece: str, orientation: str, x: Any, y: Any, spin: str = "none") -> dict[str, Any]:
-    return {"type": "play", "move": {"location": {"type": piece, "orientation": orientation, "x": x, "y": y},
-                                     "spin": spin}}
+    return {
+        "type": "play",
+        "move": {"location": {"type": piece, "orientation": orientation, "x": x, "y": y}, "spin": spin},
+    }
 
 
 class ScriptedLines:
@@ -91,15 +101,22 @@ class FakeSearch:
             return Thought(None)
         if budget.depth == 1:
             p = options[0]
-            return Thought(Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False), nodes=len(options), depth=1, search_ms=1.0)
+            return Thought(
+                Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False), nodes=len(options), depth=1, search_ms=1.0
+            )
         self.full_started.set()
         stopped = False
         if self.block:
             assert budget.should_stop is not None
             stopped = _wait_for(budget.should_stop)
         p = options[-1]
-        return Thought(Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False), nodes=1234, depth=5 if stopped else 6,
-                       search_ms=2.0, note="fake")
+        return Thought(
+            Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False),
+            nodes=1234,
+            depth=5 if stopped else 6,
+            search_ms=2.0,
+            note="fake",
+        )
 
 
 def _wait_for(condition: Any) -> bool:
@@ -155,8 +172,16 @@ class TestStartup:
 
         bot = TbpBot(FakeSearch(), warm_up=warm_up)
         out = io.StringIO()
-        serve(bot, [json.dumps({"type": "rules"}), json.dumps(start_message(["T", "I"])),
-                    json.dumps({"type": "suggest"}), json.dumps({"type": "quit"})], out)
+        serve(
+            bot,
+            [
+                json.dumps({"type": "rules"}),
+                json.dumps(start_message(["T", "I"])),
+                json.dumps({"type": "suggest"}),
+                json.dumps({"type": "quit"}),
+            ],
+            out,
+        )
         replies = [json.loads(line) for line in out.getvalue().splitlines()]
         assert [r["type"] for r in replies] == ["info", "ready", "suggestion"]
         assert "no numba here" in capsys.readouterr().err
@@ -166,22 +191,32 @@ class TestStartup:
 
 
 class TestRules:
-    @pytest.mark.parametrize("rules", [
-        {"type": "rules", "garbage": "general"},
-        {"type": "rules", "randomizer": "seven_bag", "garbage": "change_on_attack"},
-        {"type": "rules", "randomizer": 7},
-        {"type": "rules", "randomizer": {"type": "seven_bag"}},
-    ])
+    @pytest.mark.parametrize(
+        "rules",
+        [
+            {"type": "rules", "garbage": "general"},
+            {"type": "rules", "randomizer": "seven_bag", "garbage": "change_on_attack"},
+            {"type": "rules", "randomizer": 7},
+            {"type": "rules", "randomizer": {"type": "seven_bag"}},
+        ],
+    )
     def test_rules_the_bot_cannot_honour_get_unsupported_rules_and_change_nothing(self, rules: dict) -> None:
         bot = TbpBot(FakeSearch())
         assert bot.handle({"type": "rules", "randomizer": "seven_bag"}) == [{"type": "ready"}]
         assert bot.handle(rules) == [{"type": "error", "reason": "unsupported_rules"}]
         assert bot.randomizer == "seven_bag"
 
-    @pytest.mark.parametrize(("value", "model"), [
-        ("seven_bag", "seven_bag"), ("uniform", "uniform"), ("unknown", "unknown"), (None, "unknown"),
-        ("general_bag", "general_bag"), ("tgm_history", "unknown"),  # the spec: unrecognised counts as unknown
-    ])
+    @pytest.mark.parametrize(
+        ("value", "model"),
+        [
+            ("seven_bag", "seven_bag"),
+            ("uniform", "uniform"),
+            ("unknown", "unknown"),
+            (None, "unknown"),
+            ("general_bag", "general_bag"),
+            ("tgm_history", "unknown"),  # the spec: unrecognised counts as unknown
+        ],
+    )
     def test_randomizers_the_spec_allows_are_ready(self, value: str | None, model: str) -> None:
         bot = TbpBot(FakeSearch())
         message = {"type": "rules"} if value is None else {"type": "rules", "randomizer": value}
@@ -254,8 +289,11 @@ class TestThinking:
         bot.handle({"type": "rules", "randomizer": "seven_bag"})
         board = [list(row) for row in EMPTY]
         board[0] = ["G"] * 4 + [None] * 2 + ["G"] * 4
-        bot.handle(start_message(["O", "I", "T", "L", "J"], board=board,
-                                 randomizer={"type": "seven_bag", "bag_state": ["S", "Z"]}))
+        bot.handle(
+            start_message(
+                ["O", "I", "T", "L", "J"], board=board, randomizer={"type": "seven_bag", "bag_state": ["S", "Z"]}
+            )
+        )
         assert bot.thinker.wait_finished(WAIT)
         [reply] = bot.handle({"type": "suggest"})
         piece, rotation, x, y = suggested(reply)
@@ -292,9 +330,15 @@ class TestFuzzFindings:
     def test_an_input_that_killed_the_bot_gets_an_error_and_changes_nothing(self, line: str) -> None:
         bot = TbpBot(FakeSearch())
         out = io.StringIO()
-        lines = [json.dumps({"type": "rules"}), json.dumps(start_message(["T", "I", "O"])), line,
-                 json.dumps({"type": "suggest"}), json.dumps(play_message("T", "north", 4, 0)),
-                 json.dumps({"type": "suggest"}), json.dumps({"type": "quit"})]
+        lines = [
+            json.dumps({"type": "rules"}),
+            json.dumps(start_message(["T", "I", "O"])),
+            line,
+            json.dumps({"type": "suggest"}),
+            json.dumps(play_message("T", "north", 4, 0)),
+            json.dumps({"type": "suggest"}),
+            json.dumps({"type": "quit"}),
+        ]
         serve(bot, lines, out)
         replies = [json.loads(text) for text in out.getvalue().splitlines()]
         assert [r["type"] for r in replies] == ["info", "ready", "error", "suggestion", "suggestion"]
@@ -350,21 +394,24 @@ class TestFuzzFindings:
         state = bot.state
         assert state is not None and state.hold == Piece.O and state.queue == ()
 
-    @pytest.mark.parametrize("message", [
-        start_message(["T", "X"]),
-        start_message(["T"], hold="G"),
-        start_message(["T"], board=[[None] * 10] * 39),
-        start_message(["T"], board=[[None] * 9 + [3]] + [[None] * 10] * 39),
-        {**start_message(["T"]), "back_to_back": 1},
-        {key: value for key, value in start_message(["T"]).items() if key != "board"},
-        start_message("TIO"),  # type: ignore[arg-type]
-        play_message("T", "north", 4, 0, spin="tspin"),
-        play_message("T", "NORTH", 4, 0),
-        {"type": "play", "move": [1, 2]},
-        {"type": "play", "move": {"location": "T north 4 0"}},
-        {"type": "new_piece", "piece": "t"},
-        {"type": "new_piece"},
-    ])
+    @pytest.mark.parametrize(
+        "message",
+        [
+            start_message(["T", "X"]),
+            start_message(["T"], hold="G"),
+            start_message(["T"], board=[[None] * 10] * 39),
+            start_message(["T"], board=[[None] * 9 + [3]] + [[None] * 10] * 39),
+            {**start_message(["T"]), "back_to_back": 1},
+            {key: value for key, value in start_message(["T"]).items() if key != "board"},
+            start_message("TIO"),  # type: ignore[arg-type]
+            play_message("T", "north", 4, 0, spin="tspin"),
+            play_message("T", "NORTH", 4, 0),
+            {"type": "play", "move": [1, 2]},
+            {"type": "play", "move": {"location": "T north 4 0"}},
+            {"type": "new_piece", "piece": "t"},
+            {"type": "new_piece"},
+        ],
+    )
     def test_malformed_messages_are_errors_that_change_nothing(self, message: dict[str, Any]) -> None:
         bot = TbpBot(FakeSearch())
         bot.handle({"type": "rules", "randomizer": "seven_bag"})
@@ -374,13 +421,16 @@ class TestFuzzFindings:
         assert reply["type"] == "error" and reply["reason"].startswith(f"bad {message['type']} message: ")
         assert bot.state is before
 
-    @pytest.mark.parametrize(("rules", "randomizer"), [
-        ("uniform", {"type": "seven_bag", "bag_state": ["S"]}),
-        ("seven_bag", {"type": "uniform"}),
-        ("seven_bag", {"bag_state": ["S"]}),
-        (None, {"type": "seven_bag", "bag_state": ["S"]}),
-        ("seven_bag", ["S"]),
-    ])
+    @pytest.mark.parametrize(
+        ("rules", "randomizer"),
+        [
+            ("uniform", {"type": "seven_bag", "bag_state": ["S"]}),
+            ("seven_bag", {"type": "uniform"}),
+            ("seven_bag", {"bag_state": ["S"]}),
+            (None, {"type": "seven_bag", "bag_state": ["S"]}),
+            ("seven_bag", ["S"]),
+        ],
+    )
     def test_a_randomizer_object_must_be_the_one_the_rules_named(self, rules: str | None, randomizer: Any) -> None:
         bot = TbpBot(FakeSearch())
         bot.handle({"type": "rules", "randomizer": rules} if rules else {"type": "rules"})
@@ -407,14 +457,16 @@ class TestFuzzFindings:
         assert bot.handle({"type": "new_piece", "piece": "O"}) == []
         assert bot.state is not None and bot.state.queue == (Piece.T, Piece.O) and bot.state.randomizer == "unknown"
 
-    @pytest.mark.parametrize("line", ["not json", "[1, 2]", "42", '"start"', "{\"type\": "])
+    @pytest.mark.parametrize("line", ["not json", "[1, 2]", "42", '"start"', '{"type": '])
     def test_a_line_that_is_not_a_json_object_gets_an_error(self, line: str) -> None:
         bot = TbpBot(FakeSearch())
         [reply] = answer_line(bot, line)
         assert reply["type"] == "error" and reply["reason"].startswith("unreadable message")
 
-    @pytest.mark.parametrize("message", [{"type": "frobnicate"}, {"kind": "start"}, {"type": ["start"]},
-                                         {"type": "__init__"}, {"type": "handle"}])
+    @pytest.mark.parametrize(
+        "message",
+        [{"type": "frobnicate"}, {"kind": "start"}, {"type": ["start"]}, {"type": "__init__"}, {"type": "handle"}],
+    )
     def test_messages_of_unknown_type_are_ignored(self, message: dict[str, Any]) -> None:
         bot = TbpBot(FakeSearch())
         bot.handle(start_message(["T"]))

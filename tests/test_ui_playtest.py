@@ -88,13 +88,26 @@ def _open_stats(app):
 
 # --- 1. AI-played, unfinished and Zen runs are no personal bests ------------------------------------------------
 
+
 def test_an_autoplayed_sprint_does_not_replace_a_hand_played_best(ai_app):
     from ui.modes import SPRINT, rules_summary
     from ui.store import GameRecord
 
     app = ai_app
-    hand = GameRecord(mode="sprint", rules=rules_summary(app.settings, SPRINT), finished=True, seconds=129.38,
-                      pieces=100, lines=40, score=0, pps=0.77, apm=0, kpp=3, finesse=0, ending="finished")
+    hand = GameRecord(
+        mode="sprint",
+        rules=rules_summary(app.settings, SPRINT),
+        finished=True,
+        seconds=129.38,
+        pieces=100,
+        lines=40,
+        score=0,
+        pps=0.77,
+        apm=0,
+        kpp=3,
+        finesse=0,
+        ending="finished",
+    )
     app.store.save(hand)
     play = _start(app, SPRINT)
     tap(app, "f2")  # autoplay on
@@ -180,6 +193,7 @@ def test_a_sprint_played_by_hand_to_the_goal_is_a_personal_best(app):
 
 
 # --- 3. results after a top-out, R in Zen, quitting from the title --------------------------------------------
+
 
 def test_space_mashed_at_a_top_out_does_not_press_retry(app):
     from ui.menus import ResultsScene
@@ -292,6 +306,7 @@ def test_quit_on_the_title_asks_first_and_up_does_not_wrap_onto_quit(app):
 
 # --- 4. wording ------------------------------------------------------------------------------------------------
 
+
 def test_the_play_screen_states_the_rules_in_words(app):
     from ui.modes import MARATHON, ZEN
 
@@ -370,7 +385,12 @@ def test_one_start_with_one_pc_reads_1_pc_in_1_attempt(seeded_ai_app):
         if play.game.stats.perfect_clears:
             break
         assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.solvable), (
-            play.game.board.to_rows(), play.game.active, play.game.hold, coach.failure, coach.pc)
+            play.game.board.to_rows(),
+            play.game.active,
+            play.game.hold,
+            coach.failure,
+            coach.pc,
+        )
         move = coach.pc_shown.solution[0]
         before = play.game.stats.pieces
         hands.executor = KeyExecutor(move.keys, hold_first=move.hold)

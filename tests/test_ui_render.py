@@ -51,18 +51,22 @@ def test_ghost_and_active_piece_are_drawn_where_the_engine_says(app, size):
 
 def test_ghost_can_be_turned_off(app):
     scene = _zen(app)
-    app.update_settings(app.settings.model_copy(
-        update={"display": app.settings.display.model_copy(update={"ghost": False})}))
+    app.update_settings(
+        app.settings.model_copy(update={"display": app.settings.display.model_copy(update={"ghost": False})})
+    )
     game = scene.game
     scene.draw(app.screen)
     lay = play_layout(app.screen.get_size(), app.settings.display.scale)
     dx, dy = SHAPES[game.active.piece, game.active.rotation][0]
-    assert _pixel(app.screen, lay.cell_rect(game.active.x + dx, game.ghost_y() + dy)) != \
-        R.ghost_colour(game.active.piece)
+    assert _pixel(app.screen, lay.cell_rect(game.active.x + dx, game.ghost_y() + dy)) != R.ghost_colour(
+        game.active.piece
+    )
 
 
 def _colours_in(screen, rect):
-    return {tuple(screen.get_at((x, y)))[:3] for x in range(rect.x, rect.right, 2) for y in range(rect.y, rect.bottom, 2)}
+    return {
+        tuple(screen.get_at((x, y)))[:3] for x in range(rect.x, rect.right, 2) for y in range(rect.y, rect.bottom, 2)
+    }
 
 
 def test_hold_box_shows_the_held_piece_greyed_while_hold_is_used(app):
@@ -120,8 +124,9 @@ def test_title_banner_shows_settings_problems(tmp_path, monkeypatch):
 
 
 def test_bag_divider_marks_where_a_new_bag_starts(app):
-    app.update_settings(app.settings.model_copy(
-        update={"display": app.settings.display.model_copy(update={"bag_divider": True})}))
+    app.update_settings(
+        app.settings.model_copy(update={"display": app.settings.display.model_copy(update={"bag_divider": True})})
+    )
     scene = _zen(app)
     game = scene.game
     for _ in range(2):
@@ -148,8 +153,18 @@ def test_drawing_changes_no_state(app):
     app.tick()
 
     def state():
-        return (game.randomizer.state, game.board, game.active, game.hold, game.ticks, repr(game.stats),
-                scene.clock, list(scene.popups), scene.flash, list(scene.previews))
+        return (
+            game.randomizer.state,
+            game.board,
+            game.active,
+            game.hold,
+            game.ticks,
+            repr(game.stats),
+            scene.clock,
+            list(scene.popups),
+            scene.flash,
+            list(scene.previews),
+        )
 
     before = state()
     app.scenes.push(PauseScene(app, scene))

@@ -259,8 +259,7 @@ def test_hint_key_works_with_default_settings(app):
 
 
 def test_environment_override_is_marked_and_never_saved(tmp_path, monkeypatch):
-    app = _app_with(tmp_path, monkeypatch, "schema_version = 1\n[handling]\ndas = 100\n",
-                    STACKCOACH_HANDLING__DAS="50")
+    app = _app_with(tmp_path, monkeypatch, "schema_version = 1\n[handling]\ndas = 100\n", STACKCOACH_HANDLING__DAS="50")
     drawn = Drawn(monkeypatch)
     scene = _open_settings(app)
     _go_to(app, scene, "handling", "arr")
@@ -333,7 +332,7 @@ def test_title_shows_an_unreadable_file_as_one_message(tmp_path, monkeypatch):
 def test_save_into_a_folder_named_settings_toml_is_an_error(tmp_path, monkeypatch):
     (tmp_path / "settings.toml").mkdir()
     app = _app_with(tmp_path, monkeypatch)
-    (message, colour), = app.messages()  # one message, not "the rest of your settings were used"
+    ((message, colour),) = app.messages()  # one message, not "the rest of your settings were used"
     assert colour == R.BAD and message.startswith("could not read settings.toml: it is a folder, not a file")
     scene = _open_settings(app)
     _go_to(app, scene, "display", "ghost")
@@ -397,7 +396,7 @@ def test_app_starts_whatever_the_settings_file_holds(tmp_path, monkeypatch, cont
 
     app = _app_with(tmp_path, monkeypatch, content)
     assert app.settings == type(app.settings)()
-    (message, colour), = app.messages()
+    ((message, colour),) = app.messages()
     assert colour == R.BAD and "settings.toml could not be read at all" in message
     assert (tmp_path / "settings.toml.bak").read_bytes() == content
     app.scenes.push(TitleScene(app))

@@ -12,8 +12,19 @@ from ui.store import SCHEMA_VERSION, GameRecord, HistoryStore, StoreUnavailable,
 
 
 def _record(mode="sprint", seconds=60.0, score=0, lines=40, finished=True):
-    return GameRecord(mode=mode, rules="srs 7bag", finished=finished, seconds=seconds, pieces=100, lines=lines,
-                      score=score, pps=1.67, apm=20.0, kpp=3.0, finesse=4)
+    return GameRecord(
+        mode=mode,
+        rules="srs 7bag",
+        finished=finished,
+        seconds=seconds,
+        pieces=100,
+        lines=lines,
+        score=score,
+        pps=1.67,
+        apm=20.0,
+        kpp=3.0,
+        finesse=4,
+    )
 
 
 def test_personal_best_per_mode(tmp_path):
@@ -119,6 +130,7 @@ def test_store_failing_mid_game_is_not_a_crash(tmp_path, monkeypatch):
 
 # --- schema 3: assisted runs, how a run ended, and files whose tables have another shape ---------------------
 
+
 def _old_database(path, version=2, extra_sql=()):
     """A history file as an older Stack Coach wrote it (schema `version`), plus any statements given."""
     from ui import store as store_module
@@ -127,12 +139,16 @@ def _old_database(path, version=2, extra_sql=()):
         for step in range(1, version + 1):
             conn.executescript(store_module._MIGRATIONS[step])
         conn.execute(f"PRAGMA user_version = {version}")
-        conn.execute("INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                     "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, 80.5, 100, 40, 0, 1.2, 0, 3, 2, "
-                     "'2026-01-01T10:00:00+00:00')")
-        conn.execute("INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                     "finesse, played_at) VALUES ('marathon', 'srs 7bag', 0, 300, 400, 63, 99999, 1.3, 0, 3, 2, "
-                     "'2026-01-01T11:00:00+00:00')")
+        conn.execute(
+            "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+            "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, 80.5, 100, 40, 0, 1.2, 0, 3, 2, "
+            "'2026-01-01T10:00:00+00:00')"
+        )
+        conn.execute(
+            "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+            "finesse, played_at) VALUES ('marathon', 'srs 7bag', 0, 300, 400, 63, 99999, 1.3, 0, 3, 2, "
+            "'2026-01-01T11:00:00+00:00')"
+        )
         for statement in extra_sql:
             conn.execute(statement)
     conn.close()
@@ -154,8 +170,7 @@ def test_a_version_2_database_is_migrated_and_its_games_still_read(tmp_path):
 def test_assisted_or_unfinished_runs_are_never_personal_bests(tmp_path):
     store = HistoryStore(tmp_path / "h.sqlite3")
     assert store.save(_record(seconds=129.38)).is_new_best
-    autoplayed = store.save(GameRecord(**{**_record(seconds=51.58).__dict__, "assisted": True,
-                                          "ending": "finished"}))
+    autoplayed = store.save(GameRecord(**{**_record(seconds=51.58).__dict__, "assisted": True, "ending": "finished"}))
     assert not autoplayed.is_new_best and store.best("sprint", "srs 7bag").seconds == 129.38
     assert store.recent(1)[0].assisted  # kept in the history, marked as assisted
     ended = store.save(_record(mode="marathon", score=50_000, lines=63, finished=False))
@@ -177,12 +192,16 @@ _LOOSE_GAMES = [
 _SHAPES = {
     "an extra column": ["ALTER TABLE games ADD COLUMN note TEXT"],
     "a missing table": ["DROP TABLE pc_attempts"],
-    "NULL seconds": [*_LOOSE_GAMES,
-                     "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                     "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, NULL, 1, 40, 0, 1, 0, 3, 0, 'x')"],
+    "NULL seconds": [
+        *_LOOSE_GAMES,
+        "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+        "finesse, played_at) VALUES ('sprint', 'srs 7bag', 1, NULL, 1, 40, 0, 1, 0, 3, 0, 'x')",
+    ],
     "NULL score": [*_LOOSE_GAMES, "UPDATE games SET score = NULL WHERE mode = 'marathon'"],
-    "text in score": ["INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                      "finesse, played_at) VALUES ('marathon', 'srs 7bag', 1, 9, 1, 150, 'lots', 1, 0, 3, 0, 'x')"],
+    "text in score": [
+        "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+        "finesse, played_at) VALUES ('marathon', 'srs 7bag', 1, 9, 1, 150, 'lots', 1, 0, 3, 0, 'x')"
+    ],
     "text in seconds": ["UPDATE games SET seconds = 'fast' WHERE mode = 'sprint'"],
 }
 
@@ -258,9 +277,11 @@ def test_a_database_changed_while_playing_is_reported_at_the_end_of_the_game(app
     tap(app, "space")
     app.tick()
     with sqlite3.connect(app.store.path) as conn:  # another program writes a row this version cannot read
-        conn.execute("INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
-                     f"finesse, played_at) VALUES ('sprint', '{play.rules_key}', 1, 'fast', 1, 40, 0, 1, 0, 3, 0, "
-                     "'x')")
+        conn.execute(
+            "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
+            f"finesse, played_at) VALUES ('sprint', '{play.rules_key}', 1, 'fast', 1, 40, 0, 1, 0, 3, 0, "
+            "'x')"
+        )
     conn.close()
     play.end_reason = "finished"
     play.finish()

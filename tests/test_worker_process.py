@@ -15,8 +15,9 @@ from ui.worker_client import WorkerClient
 
 def snapshot() -> Snapshot:
     board = Board.from_rows(["XXXXXXXXX_"] * 4)
-    return Snapshot(board, Piece.I, (Piece.T, Piece.O, Piece.S, Piece.Z), None, False, -1, -1, Rules(), "7bag",
-                    (Piece.J, Piece.L))
+    return Snapshot(
+        board, Piece.I, (Piece.T, Piece.O, Piece.S, Piece.Z), None, False, -1, -1, Rules(), "7bag", (Piece.J, Piece.L)
+    )
 
 
 def final_answer(client: WorkerClient, kind: type, timeout: float = 30.0):

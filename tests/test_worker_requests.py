@@ -32,21 +32,24 @@ def final_handler(request, should_stop, send) -> None:
     send(Suggestion(request.generation, None, final=True, depth=1))
 
 
-@pytest.mark.parametrize(("request_", "message"), [
-    (SuggestRequest(1, snapshot(), drop="sonicdrop"), "unknown drop 'sonicdrop'"),
-    (SuggestRequest(1, snapshot(), budget_ms=float("inf")), "budget_ms"),
-    (SuggestRequest(1, snapshot(), budget_ms=float("nan")), "budget_ms"),
-    (SuggestRequest(1, snapshot(), budget_ms=-1.0), "budget_ms"),
-    (SuggestRequest(1, snapshot(), budget_ms=True), "budget_ms"),
-    (SuggestRequest(1, snapshot(), engine="alphazero"), "unknown engine"),
-    (SuggestRequest(1, snapshot(), weights=""), "weights"),
-    (SuggestRequest(1, "not a snapshot"), "snapshot must be a Snapshot"),
-    (SuggestRequest("1", snapshot()), "generation"),
-    (PcRequest(1, snapshot(), drop="180"), "unknown drop '180'"),
-    (PcRequest(1, snapshot(), lines=7), "lines must be 1..6"),
-    (PcRequest(1, snapshot(), budget_ms=float("inf")), "budget_ms"),
-    (PcRequest(1, snapshot(), want_chance="yes"), "want_chance"),
-])
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (SuggestRequest(1, snapshot(), drop="sonicdrop"), "unknown drop 'sonicdrop'"),
+        (SuggestRequest(1, snapshot(), budget_ms=float("inf")), "budget_ms"),
+        (SuggestRequest(1, snapshot(), budget_ms=float("nan")), "budget_ms"),
+        (SuggestRequest(1, snapshot(), budget_ms=-1.0), "budget_ms"),
+        (SuggestRequest(1, snapshot(), budget_ms=True), "budget_ms"),
+        (SuggestRequest(1, snapshot(), engine="alphazero"), "unknown engine"),
+        (SuggestRequest(1, snapshot(), weights=""), "weights"),
+        (SuggestRequest(1, "not a snapshot"), "snapshot must be a Snapshot"),
+        (SuggestRequest("1", snapshot()), "generation"),
+        (PcRequest(1, snapshot(), drop="180"), "unknown drop '180'"),
+        (PcRequest(1, snapshot(), lines=7), "lines must be 1..6"),
+        (PcRequest(1, snapshot(), budget_ms=float("inf")), "budget_ms"),
+        (PcRequest(1, snapshot(), want_chance="yes"), "want_chance"),
+    ],
+)
 def test_bad_requests_are_refused_by_name(request_, message) -> None:
     with pytest.raises(RequestError, match=message):
         check_request(request_)

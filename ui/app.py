@@ -38,8 +38,13 @@ _log = logging.getLogger(__name__)
 
 
 class App:
-    def __init__(self, *, settings_path: str | None = None, store: HistoryStore | None = None,
-                 size: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        settings_path: str | None = None,
+        store: HistoryStore | None = None,
+        size: tuple[int, int] | None = None,
+    ) -> None:
         loaded = load_settings(settings_path)
         self.settings: Settings = loaded.settings
         self.settings_file: Path = loaded.path
@@ -251,8 +256,13 @@ class ScriptRunner:
         return not self.steps and self.wait == 0 and not self.release
 
 
-def run(*, screenshot: str | None = None, frames: int | None = None, script: str | None = None,
-        settings_path: str | None = None) -> int:
+def run(
+    *,
+    screenshot: str | None = None,
+    frames: int | None = None,
+    script: str | None = None,
+    settings_path: str | None = None,
+) -> int:
     """Open the window and play until the player quits. Returns the process exit code."""
     screenshot = screenshot or os.environ.get("STACKCOACH_SCREENSHOT") or None
     script = script or os.environ.get("STACKCOACH_SCRIPT") or None
@@ -260,8 +270,12 @@ def run(*, screenshot: str | None = None, frames: int | None = None, script: str
         frames = int(os.environ["STACKCOACH_FRAMES"])
     scripted = bool(screenshot or script)
     log_file = setup_logging("app")
-    _log.info("Stack Coach window starting (pygame-ce %s, SDL %s; log %s)", pygame.version.ver,
-              ".".join(map(str, pygame.get_sdl_version())), log_file)
+    _log.info(
+        "Stack Coach window starting (pygame-ce %s, SDL %s; log %s)",
+        pygame.version.ver,
+        ".".join(map(str, pygame.get_sdl_version())),
+        log_file,
+    )
     pygame.init()
     app: App | None = None
     resized_to: tuple[int, int] | None = None  # the last size the player gave the window

@@ -49,10 +49,19 @@ LOST_FLASH_TICKS = 40
 def snapshot_of(game: Game) -> Snapshot:
     """What the worker needs to think about the piece in play (the game must have an active piece)."""
     assert game.active is not None
-    return Snapshot(board=game.board, current=game.active.piece, queue=tuple(game.preview()), hold=game.hold,
-                    hold_used=game.hold_used, b2b=game.b2b, combo=game.combo, rules=game.rules,
-                    randomizer=game.config.randomizer, randomizer_state=game.future_state(),
-                    pieces_placed=game.stats.pieces)
+    return Snapshot(
+        board=game.board,
+        current=game.active.piece,
+        queue=tuple(game.preview()),
+        hold=game.hold,
+        hold_used=game.hold_used,
+        b2b=game.b2b,
+        combo=game.combo,
+        rules=game.rules,
+        randomizer=game.config.randomizer,
+        randomizer_state=game.future_state(),
+        pieces_placed=game.stats.pieces,
+    )
 
 
 def position_key(game: Game) -> tuple | None:
@@ -285,8 +294,11 @@ class Coach:
     @property
     def show_hint(self) -> bool:
         """True when the engine's hint (not the PC's advice) is the advice for the piece in play."""
-        return (self.wants_suggestions and self.hint is not None
-                and self.hints.for_position(position_key(self.scene.game)) is not None)
+        return (
+            self.wants_suggestions
+            and self.hint is not None
+            and self.hints.for_position(position_key(self.scene.game)) is not None
+        )
 
     @property
     def pc_shown(self) -> PcAnswer | None:
@@ -307,8 +319,9 @@ class Coach:
         """What the panel says about the set-up being built (the same values the window draws)."""
         panel = build_panel(self.builds.for_position(position_key(self.scene.game)))
         if self.pc_lost:
-            panel = replace(panel, status="lost", headline="set-up no longer possible", advice="",
-                            first_move=None, overlay=())
+            panel = replace(
+                panel, status="lost", headline="set-up no longer possible", advice="", first_move=None, overlay=()
+            )
         return panel
 
     def advice_panel(self) -> PcPanel:
@@ -319,8 +332,9 @@ class Coach:
         """What the panel says about the PC for the position in play (drawn by ui.coach_view, read by tests)."""
         panel = pc_panel(self.pc_shown)
         if self.pc_lost:
-            panel = replace(panel, status="lost", headline="PC no longer possible", advice="", first_move=None,
-                            overlay=())
+            panel = replace(
+                panel, status="lost", headline="PC no longer possible", advice="", first_move=None, overlay=()
+            )
         return panel
 
     @property
@@ -380,19 +394,25 @@ class Coach:
         if self.wants_suggestions and not self.hints.settled(key) and self.hints.key != key:
             ai = self.ai
             generation = self.scene.app.worker().suggest(
-                snapshot_of(game), engine=ai.engine, weights=ai.weights, budget_ms=float(ai.think_budget_ms))
+                snapshot_of(game), engine=ai.engine, weights=ai.weights, budget_ms=float(ai.think_budget_ms)
+            )
             self.hints.ask(key, generation, clock)
         if self.pc_on and not self.pcs.settled(key):
             # A newer request cancels the worker's current job, so the PC question goes after the final hint
             # (in PC practice no hint is asked while the PC leads).
-            hint_pending = (self.wants_suggestions and not (self.hints.key == key and self.hint_final)
-                            and self.failure is None and clock - self.hints.asked_clock < PC_AFTER_HINT_TICKS)
+            hint_pending = (
+                self.wants_suggestions
+                and not (self.hints.key == key and self.hint_final)
+                and self.failure is None
+                and clock - self.hints.asked_clock < PC_AFTER_HINT_TICKS
+            )
             if hint_pending:
                 return
             generation = None
             if game.board.height() <= PC_MAX_HEIGHT:
-                generation = self.scene.app.worker().solve_pc(snapshot_of(game), lines=pc_lines(game, self.practice),
-                                                              budget_ms=PC_BUDGET_MS)
+                generation = self.scene.app.worker().solve_pc(
+                    snapshot_of(game), lines=pc_lines(game, self.practice), budget_ms=PC_BUDGET_MS
+                )
             self.pcs.ask(key, generation, clock)
 
     def _take(self, answer) -> None:
@@ -435,8 +455,12 @@ class Coach:
                 self.executor = None
             elif isinstance(event, Locked) and event.result.perfect_clear:
                 self.progress = PcProgress()  # a new PC starts: nothing judged about the last one carries over
-            elif isinstance(event, Locked) and self.target is not None and self.target.built(self.scene.game) \
-                    and self.scene.game.stats.lines == 0:
+            elif (
+                isinstance(event, Locked)
+                and self.target is not None
+                and self.target.built(self.scene.game)
+                and self.scene.game.stats.lines == 0
+            ):
                 self.progress = PcProgress()  # the set-up is built: the finish is judged on its own
 
     def _after_hold(self) -> None:
@@ -456,8 +480,16 @@ class Coach:
         if first is not None and first.hold and game.active.piece == first.piece:
             # The hold the PC solution asked for: the same solution goes on (its first placement no longer
             # needs a hold); the chance is worked out again for the new position.
-            self.pcs.keep(replace(shown, solution=(replace(first, hold=False), *shown.solution[1:]), chance=None,
-                                  best_next=None, final=False), key)
+            self.pcs.keep(
+                replace(
+                    shown,
+                    solution=(replace(first, hold=False), *shown.solution[1:]),
+                    chance=None,
+                    best_next=None,
+                    final=False,
+                ),
+                key,
+            )
             self.pcs.asked = None
             planned = True
         if planned and self._piece_key is not None:
@@ -504,5 +536,5 @@ class Coach:
             return f"The AI hit a problem with this position; the game goes on (details in {log_path()})", "bad"
         if status.state == "starting":
             return "AI starting…", "dim"
-        waiting = (self.wants_suggestions and position_key(self.scene.game) is not None and not self.show_hint)
+        waiting = self.wants_suggestions and position_key(self.scene.game) is not None and not self.show_hint
         return ("AI thinking…", "dim") if waiting else ("AI ready", "good")

@@ -60,7 +60,6 @@ def _glyph_font(size: int) -> pygame.font.Font:
 R.CACHE_HOOKS += [_hatch.cache_clear, _tint.cache_clear, _glyph_font.cache_clear]
 
 
-
 def _outline(surface: pygame.Surface, lay, cells: list[tuple[int, int]], colour, width: int) -> None:
     """The outer edge of a set of cells (edges between two of them are not drawn)."""
     shown = set(cells)
@@ -239,14 +238,26 @@ def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
     keys = app.keymap
     ai = app.settings.ai
     R.blit_text(surface, f"Hint ({_key(keys, 'toggle_hint')})", (x, y), fs, R.DIM)
-    R.blit_text(surface, "on" if ai.hint_enabled else "off", (lay.coach.right - c // 2, y), fs,
-                R.TEXT if ai.hint_enabled else R.DIM, "topright")
+    R.blit_text(
+        surface,
+        "on" if ai.hint_enabled else "off",
+        (lay.coach.right - c // 2, y),
+        fs,
+        R.TEXT if ai.hint_enabled else R.DIM,
+        "topright",
+    )
     y += line
     pace = "max" if not ai.autoplay_pps else f"{ai.autoplay_pps:g} pps"
     R.blit_text(surface, f"Autoplay ({_key(keys, 'toggle_autoplay')})", (x, y), fs, R.DIM)
     playing = "the PC" if coach.pc_leads else pace
-    R.blit_text(surface, f"on · {playing}" if coach.autoplay else "off", (lay.coach.right - c // 2, y), fs,
-                R.ACCENT if coach.autoplay else R.DIM, "topright")
+    R.blit_text(
+        surface,
+        f"on · {playing}" if coach.autoplay else "off",
+        (lay.coach.right - c // 2, y),
+        fs,
+        R.ACCENT if coach.autoplay else R.DIM,
+        "topright",
+    )
     y += line
     if coach.show_hint and coach.hint is not None and ai.show_key_sequence:
         y = _draw_keys(surface, coach.hint, x, y + c // 4, lay.coach.right - c // 2, fs)
@@ -255,8 +266,13 @@ def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
     elif coach.pc_on:
         y = _draw_pc_panel(surface, scene, x, y + c // 2, lay, fs)
     elif coach.target is not None:  # a set-up built for a T-spin finish: the engine's hint shows the way
-        R.blit_text(surface, f"Set-up built: finish with a {coach.target.finishes[0] if coach.target.finishes else 'T-spin'}",
-                    (x, y + c // 2), fs, R.GOOD)
+        R.blit_text(
+            surface,
+            f"Set-up built: finish with a {coach.target.finishes[0] if coach.target.finishes else 'T-spin'}",
+            (x, y + c // 2),
+            fs,
+            R.GOOD,
+        )
         y += c // 2 + int(fs * 1.3)
     return y
 
@@ -325,8 +341,9 @@ def _draw_build_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: i
         y += int(fs * 1.3)
     if coach.pc_lost and scene.mode.allow_undo:
         small = max(10, int(fs * 0.8))
-        for part in R.wrap(f"Backspace/{_key(scene.app.keymap, 'undo')}: rewind to before the mistake", small,
-                           right - x):
+        for part in R.wrap(
+            f"Backspace/{_key(scene.app.keymap, 'undo')}: rewind to before the mistake", small, right - x
+        ):
             R.blit_text(surface, part, (x, y), small, R.ACCENT)
             y += int(fs * 0.9)
     return y
@@ -353,8 +370,14 @@ def _draw_pc_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int)
             badge = pygame.Rect(x, y, int(c * 1.6), int(fs * 1.2))
             pygame.draw.rect(surface, R.GOOD, badge, border_radius=5)
             R.blit_text(surface, "PC", badge.center, fs, (10, 30, 14), "center")
-            R.blit_text(surface, panel.headline.removeprefix("PC "), (badge.right + c // 3, badge.centery), fs,
-                        R.GOOD, "midleft")
+            R.blit_text(
+                surface,
+                panel.headline.removeprefix("PC "),
+                (badge.right + c // 3, badge.centery),
+                fs,
+                R.GOOD,
+                "midleft",
+            )
             y = badge.bottom + c // 3
         else:
             tone = R.BAD if panel.status == "impossible" else R.DIM
@@ -376,8 +399,9 @@ def _draw_pc_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int)
         y = _draw_mini(surface, good.board, good.answer.overlay, x, y, max(4, int(c * 0.75)), 4) + c // 4
         if scene.mode.allow_undo:
             keys = scene.app.keymap
-            for part in R.wrap(f"Backspace/{_key(keys, 'undo')}: rewind to before the mistake",
-                               max(10, int(fs * 0.8)), lay.coach.w - c):
+            for part in R.wrap(
+                f"Backspace/{_key(keys, 'undo')}: rewind to before the mistake", max(10, int(fs * 0.8)), lay.coach.w - c
+            ):
                 R.blit_text(surface, part, (x, y), max(10, int(fs * 0.8)), R.ACCENT)
                 y += int(fs * 0.9)
     return y

@@ -28,10 +28,20 @@ GAME_BUTTONS: dict[str, Button] = {
     "redo": Button.REDO,
 }
 ACTION_LABELS: dict[str, str] = {
-    "move_left": "Move left", "move_right": "Move right", "soft_drop": "Soft drop", "hard_drop": "Hard drop",
-    "rotate_cw": "Rotate clockwise", "rotate_ccw": "Rotate counter-clockwise", "rotate_180": "Rotate 180",
-    "hold": "Hold", "pause": "Pause", "restart": "Restart", "undo": "Undo", "redo": "Redo",
-    "toggle_hint": "Toggle hint", "toggle_autoplay": "Toggle autoplay",
+    "move_left": "Move left",
+    "move_right": "Move right",
+    "soft_drop": "Soft drop",
+    "hard_drop": "Hard drop",
+    "rotate_cw": "Rotate clockwise",
+    "rotate_ccw": "Rotate counter-clockwise",
+    "rotate_180": "Rotate 180",
+    "hold": "Hold",
+    "pause": "Pause",
+    "restart": "Restart",
+    "undo": "Undo",
+    "redo": "Redo",
+    "toggle_hint": "Toggle hint",
+    "toggle_autoplay": "Toggle autoplay",
 }
 _MODIFIER_KEYS = {
     "ctrl": (pygame.K_LCTRL, pygame.K_RCTRL),
@@ -39,20 +49,46 @@ _MODIFIER_KEYS = {
     "alt": (pygame.K_LALT, pygame.K_RALT),
     "meta": (pygame.K_LMETA, pygame.K_RMETA, pygame.K_LGUI, pygame.K_RGUI),
 }
-_MOD_FLAGS = (("ctrl", pygame.KMOD_CTRL), ("shift", pygame.KMOD_SHIFT), ("alt", pygame.KMOD_ALT),
-              ("meta", pygame.KMOD_GUI | pygame.KMOD_META))
+_MOD_FLAGS = (
+    ("ctrl", pygame.KMOD_CTRL),
+    ("shift", pygame.KMOD_SHIFT),
+    ("alt", pygame.KMOD_ALT),
+    ("meta", pygame.KMOD_GUI | pygame.KMOD_META),
+)
 
 # Gamepad defaults (not rebindable yet): SDL's usual numbering on Xbox-style pads.
-PAD_BUTTONS: dict[int, str] = {0: "rotate_ccw", 1: "rotate_cw", 2: "hold", 3: "rotate_180", 4: "hold",
-                               5: "hold", 6: "restart", 7: "pause"}
+PAD_BUTTONS: dict[int, str] = {
+    0: "rotate_ccw",
+    1: "rotate_cw",
+    2: "hold",
+    3: "rotate_180",
+    4: "hold",
+    5: "hold",
+    6: "restart",
+    7: "pause",
+}
 PAD_HAT = {(-1, 0): "move_left", (1, 0): "move_right", (0, -1): "soft_drop", (0, 1): "hard_drop"}
 AXIS_DEAD_ZONE = 0.5
 
 
-_PRETTY = {"escape": "Esc", "return": "Enter", "space": "Space", "ctrl": "Ctrl", "shift": "Shift", "alt": "Alt",
-           "meta": "Meta", "left shift": "LShift", "right shift": "RShift", "left ctrl": "LCtrl",
-           "right ctrl": "RCtrl", "backspace": "Backspace", "up": "Up", "down": "Down", "left": "Left",
-           "right": "Right"}
+_PRETTY = {
+    "escape": "Esc",
+    "return": "Enter",
+    "space": "Space",
+    "ctrl": "Ctrl",
+    "shift": "Shift",
+    "alt": "Alt",
+    "meta": "Meta",
+    "left shift": "LShift",
+    "right shift": "RShift",
+    "left ctrl": "LCtrl",
+    "right ctrl": "RCtrl",
+    "backspace": "Backspace",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+}
 
 
 def pretty_key(name: str) -> str:
@@ -143,8 +179,11 @@ class InputState:
             self._release(source)
             if abs(event.value) >= AXIS_DEAD_ZONE:
                 negative = event.value < 0
-                button = ("move_left" if negative else "move_right") if event.axis == 0 else \
-                    (None if negative else "soft_drop")
+                button = (
+                    ("move_left" if negative else "move_right")
+                    if event.axis == 0
+                    else (None if negative else "soft_drop")
+                )
                 return self._press(source, button)
         elif kind in (pygame.WINDOWFOCUSLOST,):
             self.clear()

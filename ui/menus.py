@@ -30,8 +30,9 @@ class Menu:
     """A vertical list navigated with arrows / W S (stopping at the ends), Enter or Space to choose, or the
     mouse."""
 
-    def __init__(self, items: list[Item], x: float, y: float, width: float = 360, step: float = 52,
-                 size: float = 40) -> None:
+    def __init__(
+        self, items: list[Item], x: float, y: float, width: float = 360, step: float = 52, size: float = 40
+    ) -> None:
         self.items, self.index = items, 0
         self.x, self.y, self.width, self.step, self.size = x, y, width, step, size
         self._rects: list[pygame.Rect] = []
@@ -73,8 +74,14 @@ class Menu:
             if chosen:
                 pygame.draw.rect(surface, (44, 48, 66), rect, border_radius=view.s(6))
                 pygame.draw.rect(surface, R.ACCENT, (rect.x, rect.y, view.s(5), rect.h))
-            R.blit_text(surface, item.label, (rect.x + view.s(18), rect.centery), view.font_size(self.size),
-                        R.TEXT if chosen else R.DIM, "midleft")
+            R.blit_text(
+                surface,
+                item.label,
+                (rect.x + view.s(18), rect.centery),
+                view.font_size(self.size),
+                R.TEXT if chosen else R.DIM,
+                "midleft",
+            )
 
 
 def _fmt_time(seconds: float) -> str:
@@ -94,8 +101,14 @@ def best_text(mode_key: str, record: GameRecord | None) -> str:
     return f"{record.lines} lines in {_fmt_time(record.seconds)}"
 
 
-def draw_messages(surface: pygame.Surface, view: R.View, messages: list[tuple[str, tuple[int, int, int]]],
-                  x: float, y: float, width: float) -> None:
+def draw_messages(
+    surface: pygame.Surface,
+    view: R.View,
+    messages: list[tuple[str, tuple[int, int, int]]],
+    x: float,
+    y: float,
+    width: float,
+) -> None:
     """A boxed list of messages (problems in red, notices in grey), wrapped to `width` design pixels."""
     if not messages:
         return
@@ -202,8 +215,13 @@ class TitleScene(Scene):
             y += view.s(26)
         mode = next((m for m in MODES if m.title == item.label), None)
         if mode is not None and mode.key in self.bests:
-            R.blit_text(surface, "Personal best: " + best_text(mode.key, self.bests[mode.key]),
-                        (info.x + view.s(20), info.bottom - view.s(40)), view.font_size(26), R.GOOD)
+            R.blit_text(
+                surface,
+                "Personal best: " + best_text(mode.key, self.bests[mode.key]),
+                (info.x + view.s(20), info.bottom - view.s(40)),
+                view.font_size(26),
+                R.GOOD,
+            )
         draw_messages(surface, view, self.app.messages(), 560, 470, 610)
         R.blit_text(surface, "Arrows + Enter to choose · Esc quits", view.pt(110, 680), view.font_size(22), R.DIM)
 
@@ -351,12 +369,21 @@ class ResultsScene(Scene):
                 app.store_failed(str(error))
         self.best_lines = self._best_lines()
         # The run's replay, when it was kept: the results offer its review.
-        self.replay_id = outcome.record.id if outcome is not None and app.store is not None \
-            and outcome.record.id is not None and app.store.has_replay(outcome.record.id) else None
+        self.replay_id = (
+            outcome.record.id
+            if outcome is not None
+            and app.store is not None
+            and outcome.record.id is not None
+            and app.store.has_replay(outcome.record.id)
+            else None
+        )
         title = Item("Title", lambda: app.scenes.reset(TitleScene(app)))
         if mode is PC_PRACTICE:
-            items = [Item("New queue", self.retry), Item("Same queue again", lambda: self.retry(same_queue=True)),
-                     title]
+            items = [
+                Item("New queue", self.retry),
+                Item("Same queue again", lambda: self.retry(same_queue=True)),
+                title,
+            ]
         else:
             items = [Item("Retry", self.retry), title]
             if self.replay_id is not None:
@@ -409,8 +436,9 @@ class ResultsScene(Scene):
             self.problem = f"the replay of this run cannot be read ({error})"
             self.best_lines = self._best_lines()
             return
-        self.app.scenes.push(ReviewScene(self.app, text, game_id=self.replay_id,
-                                         title=f"Review — {self.play.mode.title}, this run"))
+        self.app.scenes.push(
+            ReviewScene(self.app, text, game_id=self.replay_id, title=f"Review — {self.play.mode.title}, this run")
+        )
 
     def update(self) -> None:
         self.age += 1
@@ -441,9 +469,15 @@ class ResultsScene(Scene):
             width = R.font(view.font_size(24)).size(rules)[0]
             R.blit_text(surface, self.assist_line, (view.x(112) + width, view.y(140)), view.font_size(24), R.BAD)
         s = self.summary
-        rows = [("Time", _fmt_time(s["seconds"])), ("Pieces", f"{int(s['pieces'])}"),
-                ("Lines", f"{int(s['lines'])}"), ("PPS", f"{s['pps']:.2f}"), ("APM", f"{s['apm']:.1f}"),
-                ("KPP", f"{s['kpp']:.2f}"), ("Finesse faults", f"{int(s['finesse'])}")]
+        rows = [
+            ("Time", _fmt_time(s["seconds"])),
+            ("Pieces", f"{int(s['pieces'])}"),
+            ("Lines", f"{int(s['lines'])}"),
+            ("PPS", f"{s['pps']:.2f}"),
+            ("APM", f"{s['apm']:.1f}"),
+            ("KPP", f"{s['kpp']:.2f}"),
+            ("Finesse faults", f"{int(s['finesse'])}"),
+        ]
         if mode.shows_level:
             rows += [("Score", f"{int(s['score'])}"), ("Level", f"{int(s['level'])}")]
         if mode is PC_PRACTICE:
@@ -463,8 +497,11 @@ class ResultsScene(Scene):
             from ui.input import pretty_key
 
             key = pretty_key(keys[0])
-            hint = (f"{key} new queue · Shift+{key} same queue · Esc title" if mode is PC_PRACTICE
-                    else f"{key} retry · Esc title")
+            hint = (
+                f"{key} new queue · Shift+{key} same queue · Esc title"
+                if mode is PC_PRACTICE
+                else f"{key} retry · Esc title"
+            )
             R.blit_text(surface, hint, view.pt(110, 690), view.font_size(22), R.DIM)
 
     def _draw_pc_stats(self, surface: pygame.Surface, view: R.View, top: float = 440) -> None:
@@ -474,8 +511,12 @@ class ResultsScene(Scene):
         x, y = box.x + view.s(18), box.y + view.s(14)
         R.blit_text(surface, f"Setup: {stats.setup}", (x, y), view.font_size(28), R.TEXT)
         per = f"{stats.seconds_per_pc:.1f} s" if stats.seconds_per_pc else "—"
-        rows = [("Attempts", f"{stats.attempts}"), ("PCs", f"{stats.pcs}"),
-                ("Success rate", f"{stats.rate * 100:.0f}%"), ("Time per PC", per)]
+        rows = [
+            ("Attempts", f"{stats.attempts}"),
+            ("PCs", f"{stats.pcs}"),
+            ("Success rate", f"{stats.rate * 100:.0f}%"),
+            ("Time per PC", per),
+        ]
         for i, (label, value) in enumerate(rows):
             rx = x + (i % 2) * view.s(190)
             ry = y + view.s(40) + (i // 2) * view.s(66)
@@ -538,6 +579,11 @@ class StatsScene(Scene):
         except StoreUnavailable as error:
             self.problem = str(error)
             self.app.store_failed(str(error))
+            return
+        if self.recent:
+            # Reviews are opened from here: start the AI worker now (a poll starts it without waiting), so a
+            # review's first results come in about a second rather than after the worker's start-up.
+            self.app.worker().poll()
 
     @property
     def mode_filter(self) -> str | None:
@@ -569,17 +615,30 @@ class StatsScene(Scene):
 
     def summary_rows(self) -> list[tuple[str, str, str, str, str]]:
         """(mode and rules, games, pieces, lines, personal best) per group, as the table shows them."""
-        return [(f"{_TITLES.get(e['mode'], e['mode'])}  ({describe_rules(e['rules'])})", f"{e['games']}",
-                 f"{e['pieces']}", f"{e['lines']}", best_text(e["mode"], e["best"])) for e in self.summary[:8]]
+        return [
+            (
+                f"{_TITLES.get(e['mode'], e['mode'])}  ({describe_rules(e['rules'])})",
+                f"{e['games']}",
+                f"{e['pieces']}",
+                f"{e['lines']}",
+                best_text(e["mode"], e["best"]),
+            )
+            for e in self.summary[:8]
+        ]
 
     def recent_rows(self) -> list[tuple[str, str]]:
         """(the game's numbers, how it ended) per listed run, newest first."""
         rows = []
         for r in self.runs():
             accuracy = self.accuracies.get(r.id) if r.id is not None else None
-            rows.append((f"{r.played_at[:16].replace('T', ' ')}  {_TITLES.get(r.mode, r.mode):<10} "
-                         f"{_fmt_time(r.seconds)}  {r.pieces} pcs  {r.pps:.2f} PPS  finesse {r.finesse}"
-                         + (f"  {accuracy:.0f}%" if accuracy is not None else ""), how_it_ended(r)))
+            rows.append(
+                (
+                    f"{r.played_at[:16].replace('T', ' ')}  {_TITLES.get(r.mode, r.mode):<10} "
+                    f"{_fmt_time(r.seconds)}  {r.pieces} pcs  {r.pps:.2f} PPS  finesse {r.finesse}"
+                    + (f"  {accuracy:.0f}%" if accuracy is not None else ""),
+                    how_it_ended(r),
+                )
+            )
         return rows
 
     def open_selected(self) -> None:
@@ -662,12 +721,13 @@ class StatsScene(Scene):
         x = 80
         for i, key in enumerate(self.FILTERS):
             label = "All" if key is None else _TITLES.get(key, key)
-            rect = R.blit_text(surface, label, view.pt(x, top), view.font_size(22),
-                               R.ACCENT if i == self.filter else R.DIM)
+            rect = R.blit_text(
+                surface, label, view.pt(x, top), view.font_size(22), R.ACCENT if i == self.filter else R.DIM
+            )
             x += rect.w / view.k + 22
         rows = self.recent_rows()
         small = view.font_size(18)
-        for row, (line, ending) in enumerate(rows[self._first:self._first + self.ROWS]):
+        for row, (line, ending) in enumerate(rows[self._first : self._first + self.ROWS]):
             index = self._first + row
             y = top + 26 + 22 * row
             if index == self.selected:
@@ -681,8 +741,13 @@ class StatsScene(Scene):
 
         mode = self.plot_mode
         if mode is not None:
-            R.blit_text(surface, f"Progress — {_TITLES.get(mode, mode)}, last {PLOT_RUNS} runs", view.pt(710, top),
-                        view.font_size(22), R.TEXT)
+            R.blit_text(
+                surface,
+                f"Progress — {_TITLES.get(mode, mode)}, last {PLOT_RUNS} runs",
+                view.pt(710, top),
+                view.font_size(22),
+                R.TEXT,
+            )
             runs = min(PLOT_RUNS, sum(1 for r in self.recent if r.mode == mode and r.pieces > 0))
             for i, series in enumerate(self.plots()):
                 px, py = 710 + (i % 2) * 265, top + 30 + (i // 2) * ((690 - top - 40) // 3)

@@ -26,13 +26,30 @@ class Mode:
 
 ZEN = Mode("zen", "Zen", "Free play: no goal, no gravity, undo and redo allowed.", allow_undo=True, gravity="none")
 SPRINT = Mode("sprint", "40 Lines", "Clear 40 lines as fast as you can.", goal_lines=40)
-MARATHON = Mode("marathon", "Marathon", "150 lines; gravity speeds up every 10 lines.", goal_lines=150,
-                gravity="level", shows_level=True)
-PC_PRACTICE = Mode("pc", "PC Practice", "Perfect clears from an empty board, a setup or a pasted fumen; undo, "
-                   "redo, R for a new queue, Shift+R for the same one again.", allow_undo=True, gravity="none")
-SETUP_PRACTICE = Mode("setup", "Set-up Practice", "Build a set-up or opener from the library with the coach's "
-                      "guidance, then finish it with its PC or T-spin; undo, redo, R for a new bag.",
-                      allow_undo=True, gravity="none")
+MARATHON = Mode(
+    "marathon",
+    "Marathon",
+    "150 lines; gravity speeds up every 10 lines.",
+    goal_lines=150,
+    gravity="level",
+    shows_level=True,
+)
+PC_PRACTICE = Mode(
+    "pc",
+    "PC Practice",
+    "Perfect clears from an empty board, a setup or a pasted fumen; undo, "
+    "redo, R for a new queue, Shift+R for the same one again.",
+    allow_undo=True,
+    gravity="none",
+)
+SETUP_PRACTICE = Mode(
+    "setup",
+    "Set-up Practice",
+    "Build a set-up or opener from the library with the coach's "
+    "guidance, then finish it with its PC or T-spin; undo, redo, R for a new bag.",
+    allow_undo=True,
+    gravity="none",
+)
 MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE, SETUP_PRACTICE)
 MODES_BY_KEY = {mode.key: mode for mode in MODES}
 
@@ -98,14 +115,24 @@ def rules_summary(settings, mode: Mode) -> str:
     if mode.gravity == "level":
         parts.append(f"lv{r.start_level}")
     elif mode.gravity == "settings":
-        parts.append("20g" if r.gravity_mode == "20g" else
-                     f"lv{r.start_level}" if r.gravity_mode == "level" else f"g{r.fixed_gravity:g}")
+        parts.append(
+            "20g"
+            if r.gravity_mode == "20g"
+            else f"lv{r.start_level}"
+            if r.gravity_mode == "level"
+            else f"g{r.fixed_gravity:g}"
+        )
     return " ".join(parts)
 
 
 _ROTATION_NAMES = {"srs": "SRS", "srs+": "SRS+", "none": "no kicks", "nrs": "NRS"}
-_RANDOMIZER_NAMES = {"7bag": "7-bag", "14bag": "14-bag", "random": "random pieces", "nes": "NES randomizer",
-                     "tgm": "TGM randomizer"}
+_RANDOMIZER_NAMES = {
+    "7bag": "7-bag",
+    "14bag": "14-bag",
+    "random": "random pieces",
+    "nes": "NES randomizer",
+    "tgm": "TGM randomizer",
+}
 
 
 def describe_rules(summary: str) -> str:
@@ -116,7 +143,7 @@ def describe_rules(summary: str) -> str:
     split = next((i for i, token in enumerate(tokens) if i and token in _RANDOMIZER_NAMES), 1)
     rotation = " ".join(tokens[:split])
     if rotation.startswith("kicks:"):
-        parts = [f"kicks from {rotation[len('kicks:'):].replace(chr(92), '/').rsplit('/', 1)[-1]}"]
+        parts = [f"kicks from {rotation[len('kicks:') :].replace(chr(92), '/').rsplit('/', 1)[-1]}"]
     else:
         parts = [_ROTATION_NAMES.get(rotation, rotation)]
     for token in tokens[split:]:

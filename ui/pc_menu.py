@@ -66,10 +66,19 @@ class PCPracticeScene(Scene):
         from settings import SettingsError, change
 
         item = self.menu.items[self.menu.index]
-        start = ("setup" if item in (self.setup_item, self.mirror_item) else
-                 "loop" if item is self.loop_item else self.app.settings.practice.start)
-        choice = {"start": start, "pc_number": self.pc_number, "mirrored": self.mirrored,
-                  "setup": self.setup.key if self.setup is not None else ""}
+        start = (
+            "setup"
+            if item in (self.setup_item, self.mirror_item)
+            else "loop"
+            if item is self.loop_item
+            else self.app.settings.practice.start
+        )
+        choice = {
+            "start": start,
+            "pc_number": self.pc_number,
+            "mirrored": self.mirrored,
+            "setup": self.setup.key if self.setup is not None else "",
+        }
         if self.app.settings.practice.model_dump() == choice:
             return
         # A choice the settings cannot hold (a setup key longer than allowed) is simply not remembered.
@@ -163,13 +172,11 @@ class PCPracticeScene(Scene):
 
     def handle(self, event) -> None:
         if not self.editing:
-            if event.type == pygame.KEYDOWN and event.key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_a,
-                                                              pygame.K_d):
+            if event.type == pygame.KEYDOWN and event.key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_a, pygame.K_d):
                 self._step(-1 if event.key in (pygame.K_LEFT, pygame.K_a) else 1)
                 return
             index = self.menu.index
-            if not self.menu.handle(event, self.app) and event.type == pygame.KEYDOWN \
-                    and event.key == pygame.K_ESCAPE:
+            if not self.menu.handle(event, self.app) and event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
                 self.app.scenes.pop()
             if self.menu.index != index:
                 self.stats = self._load_stats()
@@ -191,8 +198,9 @@ class PCPracticeScene(Scene):
         view = R.View(surface.get_size())
         surface.fill(R.BG)
         R.blit_text(surface, "PC Practice", view.pt(110, 110), view.font_size(72), R.ACCENT)
-        R.blit_text(surface, "Up/Down choose · Left/Right change · Enter start", view.pt(112, 185),
-                    view.font_size(24), R.DIM)
+        R.blit_text(
+            surface, "Up/Down choose · Left/Right change · Enter start", view.pt(112, 185), view.font_size(24), R.DIM
+        )
         self.menu.draw(surface, view)
         box = view.rect(580, 250, 610, 380)
         item = self.menu.items[self.menu.index]
@@ -230,10 +238,22 @@ class PCPracticeScene(Scene):
 
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
         n = self.pc_number
-        y = self._draw_lines(surface, view, box, [
-            (f"The {ordinal(n)} perfect clear of the 7-bag loop", R.TEXT),
-            ((f"Empty board; {PIECES_LEFT[n]} of the current bag's pieces are still to come, then the bags "
-              f"go on. After a PC the game continues with the next PC of the loop."), R.DIM), ("", R.DIM)])
+        y = self._draw_lines(
+            surface,
+            view,
+            box,
+            [
+                (f"The {ordinal(n)} perfect clear of the 7-bag loop", R.TEXT),
+                (
+                    (
+                        f"Empty board; {PIECES_LEFT[n]} of the current bag's pieces are still to come, then the bags "
+                        f"go on. After a PC the game continues with the next PC of the loop."
+                    ),
+                    R.DIM,
+                ),
+                ("", R.DIM),
+            ],
+        )
         self._draw_stats(surface, view, box, y)
 
     def _draw_setup(self, surface, view, box) -> None:
@@ -242,11 +262,20 @@ class PCPracticeScene(Scene):
         mirrored = self.mirrored and setup.mirror
         from ui.pc_setups import ordinal
 
-        left = "a fresh bag" if not setup.bag_left else (
-            "one unknown piece" if setup.bag_left == "*1" else ", ".join(setup.bag_left))
-        y = self._draw_lines(surface, view, box, [
-            (setup.name + (" (mirrored)" if mirrored else ""), R.TEXT),
-            (f"{ordinal(setup.pc)} PC · built from {setup.uses} · then in the bag: {left}", R.DIM)])
+        left = (
+            "a fresh bag"
+            if not setup.bag_left
+            else ("one unknown piece" if setup.bag_left == "*1" else ", ".join(setup.bag_left))
+        )
+        y = self._draw_lines(
+            surface,
+            view,
+            box,
+            [
+                (setup.name + (" (mirrored)" if mirrored else ""), R.TEXT),
+                (f"{ordinal(setup.pc)} PC · built from {setup.uses} · then in the bag: {left}", R.DIM),
+            ],
+        )
         board = setup.board(mirrored)
         c = view.s(18)
         left_x = box.x + view.s(15)
@@ -266,8 +295,12 @@ class PCPracticeScene(Scene):
     def _draw_paste(self, surface, view, box) -> None:
         R.panel(surface, box, R.PANEL, R.ACCENT if self.editing else R.PANEL_EDGE, 2)
         size = view.font_size(24)
-        lines = ["Paste a fumen code (Ctrl+V) and press Enter.", "A quiz comment (#Q=[H](C)NEXT) sets the queue;",
-                 "otherwise a 7-bag queue follows the board.", ""]
+        lines = [
+            "Paste a fumen code (Ctrl+V) and press Enter.",
+            "A quiz comment (#Q=[H](C)NEXT) sets the queue;",
+            "otherwise a 7-bag queue follows the board.",
+            "",
+        ]
         if self.editing:
             lines += R.wrap((self.code or "") + "_", size, box.w - view.s(30))[-4:]
         y = box.y + view.s(14)

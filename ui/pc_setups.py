@@ -57,9 +57,16 @@ def load_setups(path: Path = SETUPS_FILE) -> list[PcSetup]:
     setups = []
     for index, entry in enumerate(data.get("setup", [])):
         try:
-            setup = PcSetup(key=str(entry["key"]), name=str(entry["name"]), fumen=str(entry["fumen"]),
-                            pc=int(entry["pc"]), uses=str(entry["uses"]), bag_left=str(entry["bag_left"]),
-                            mirror=bool(entry.get("mirror", False)), note=str(entry.get("note", "")))
+            setup = PcSetup(
+                key=str(entry["key"]),
+                name=str(entry["name"]),
+                fumen=str(entry["fumen"]),
+                pc=int(entry["pc"]),
+                uses=str(entry["uses"]),
+                bag_left=str(entry["bag_left"]),
+                mirror=bool(entry.get("mirror", False)),
+                note=str(entry.get("note", "")),
+            )
         except KeyError as error:
             raise ValueError(f"{path.name}: setup {index + 1} has no {error.args[0]!r}") from None
         if not 1 <= setup.pc <= 7:
@@ -72,8 +79,11 @@ def load_setups(path: Path = SETUPS_FILE) -> list[PcSetup]:
 
 def mirror_board(board: Board) -> Board:
     rows = board.to_rows()
-    return Board.from_rows(["".join(_MIRROR_CHAR.get(ch, ch) for ch in reversed(row)) for row in rows]) \
-        if rows else Board.empty()
+    return (
+        Board.from_rows(["".join(_MIRROR_CHAR.get(ch, ch) for ch in reversed(row)) for row in rows])
+        if rows
+        else Board.empty()
+    )
 
 
 def mirror_piece(piece: Piece) -> Piece:
@@ -92,8 +102,13 @@ def loop_start(n: int, seed: int):
 
     k = PIECES_LEFT[n]
     left = random.Random(seed).sample(list(Piece), k)
-    return StartPosition(board=Board.empty(), randomizer_state=bag_state(left), label=f"{ordinal(n)} PC",
-                         setup=f"Empty board, {ordinal(n)} PC", reseed=lambda new_seed: loop_start(n, new_seed))
+    return StartPosition(
+        board=Board.empty(),
+        randomizer_state=bag_state(left),
+        label=f"{ordinal(n)} PC",
+        setup=f"Empty board, {ordinal(n)} PC",
+        reseed=lambda new_seed: loop_start(n, new_seed),
+    )
 
 
 def setup_start(setup: PcSetup, seed: int, mirrored: bool = False):
@@ -105,6 +120,10 @@ def setup_start(setup: PcSetup, seed: int, mirrored: bool = False):
         left = [Piece[ch] for ch in setup.bag_left]
     if mirrored:
         left = [mirror_piece(p) for p in left]
-    return StartPosition(board=setup.board(mirrored), randomizer_state=bag_state(left),
-                         label=setup.stats_key(mirrored), setup=setup.stats_key(mirrored),
-                         reseed=lambda new_seed: setup_start(setup, new_seed, mirrored))
+    return StartPosition(
+        board=setup.board(mirrored),
+        randomizer_state=bag_state(left),
+        label=setup.stats_key(mirrored),
+        setup=setup.stats_key(mirrored),
+        reseed=lambda new_seed: setup_start(setup, new_seed, mirrored),
+    )

@@ -56,8 +56,7 @@ class Popup:
 
 ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "pc": "PC overlay", "undo": "undo"}
 # What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
-_RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "end_clock", "assists",
-              "previews")
+_RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "end_clock", "assists", "previews")
 
 
 class PcAttempt(NamedTuple):
@@ -92,11 +91,16 @@ class PlayScene(Scene):
         start = self.start or StartPosition()
         # An explicit colour table so locked pieces keep their colours (Board() keeps none).
         board = start.board if start.board is not None else Board(0, _EMPTY_COLOURS)
-        self.game = Game(self.config, self.seed, board=board, queue=list(start.queue), hold=start.hold,
-                         randomizer_state=start.randomizer_state)
+        self.game = Game(
+            self.config,
+            self.seed,
+            board=board,
+            queue=list(start.queue),
+            hold=start.hold,
+            randomizer_state=start.randomizer_state,
+        )
         self.rules_key = rules_summary(settings, self.mode)  # personal bests are kept per this text
-        self.bag_aligned = (self.config.randomizer == "7bag" and not start.queue
-                            and start.randomizer_state in (None, ()))
+        self.bag_aligned = self.config.randomizer == "7bag" and not start.queue and start.randomizer_state in (None, ())
         self.popups: list[Popup] = []
         self.flash: tuple[tuple[int, ...], int] | None = None
         self.clock = 0  # scene ticks, for effects
@@ -135,8 +139,10 @@ class PlayScene(Scene):
             from ui.input import pretty_key
 
             key = pretty_key(undo[0]).upper() if undo else "UNDO"
-            self.popups += [Popup("BOARD CLEARED", (235, 235, 245), self.clock),
-                            Popup(f"{key}: BRING IT BACK", (235, 235, 245), self.clock)]
+            self.popups += [
+                Popup("BOARD CLEARED", (235, 235, 245), self.clock),
+                Popup(f"{key}: BRING IT BACK", (235, 235, 245), self.clock),
+            ]
 
     def bring_back_cleared(self) -> bool:
         """Zen: undo a restart (the board and run as they were). False if there is nothing to bring back."""
@@ -186,11 +192,17 @@ class PlayScene(Scene):
         s = g.stats
         seconds = max(g.seconds, 1e-9)
         return {
-            "seconds": g.seconds, "pieces": s.pieces, "lines": s.lines, "score": s.score, "attack": s.attack,
+            "seconds": g.seconds,
+            "pieces": s.pieces,
+            "lines": s.lines,
+            "score": s.score,
+            "attack": s.attack,
             "pps": s.pieces / seconds if g.seconds else 0.0,
             "apm": s.attack * 60 / seconds if g.seconds else 0.0,
             "kpp": s.keys / s.pieces if s.pieces else 0.0,
-            "finesse": self.finesse_total, "level": g.level, "pcs": s.perfect_clears,
+            "finesse": self.finesse_total,
+            "level": g.level,
+            "pcs": s.perfect_clears,
         }
 
     # --- events -------------------------------------------------------------------------------------------
@@ -202,8 +214,9 @@ class PlayScene(Scene):
 
     def toggle_hint(self) -> None:
         ai = self.app.settings.ai
-        self.app.update_settings(self.app.settings.model_copy(
-            update={"ai": ai.model_copy(update={"hint_enabled": not ai.hint_enabled})}))
+        self.app.update_settings(
+            self.app.settings.model_copy(update={"ai": ai.model_copy(update={"hint_enabled": not ai.hint_enabled})})
+        )
 
     def rewind_to_good(self) -> bool:
         """Undo back to the last position from which a PC was possible. False if there is none."""
@@ -233,8 +246,12 @@ class PlayScene(Scene):
             self.app.scenes.push(PauseScene(self.app, self))
         elif pressed == "restart":
             self.restart(same_queue=bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT))
-        elif (event.type == pygame.KEYDOWN and self.end_reason == "topout" and self.mode.allow_undo
-              and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)):
+        elif (
+            event.type == pygame.KEYDOWN
+            and self.end_reason == "topout"
+            and self.mode.allow_undo
+            and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)
+        ):
             self.finish()
 
     def update(self) -> None:
@@ -253,8 +270,12 @@ class PlayScene(Scene):
             return
         if not self.mode.allow_undo:
             buttons &= ~(Button.UNDO | Button.REDO)
-        if buttons & Button.UNDO and self.cleared is not None and self.game.stats.pieces == 0 \
-                and self.bring_back_cleared():
+        if (
+            buttons & Button.UNDO
+            and self.cleared is not None
+            and self.game.stats.pieces == 0
+            and self.bring_back_cleared()
+        ):
             return  # nothing to undo in the new run: the undo brings back the board the restart cleared
         coach = self.coach
         coach.poll()
@@ -323,8 +344,14 @@ class PlayScene(Scene):
         if result.perfect_clear:
             self.popups.append(Popup("PERFECT CLEAR", (255, 120, 220), self.clock, big=True))
             if self.start is not None and self.start.setup:
-                self.pc_attempts.append(PcAttempt(True, (self.game.ticks - self.pc_window_start) / 60,
-                                                  self.game.stats.pieces, self.pc_window_start))
+                self.pc_attempts.append(
+                    PcAttempt(
+                        True,
+                        (self.game.ticks - self.pc_window_start) / 60,
+                        self.game.stats.pieces,
+                        self.pc_window_start,
+                    )
+                )
                 self.pc_window_start = self.game.ticks
         faults = event.finesse_faults
         if faults and self.app.settings.display.show_finesse:
@@ -358,10 +385,19 @@ class PlayScene(Scene):
     def record(self) -> GameRecord:
         s = self.summary()
         return GameRecord(
-            mode=self.mode.key, rules=self.rules_key, finished=self.ending == "finished",
-            seconds=round(s["seconds"], 3), pieces=int(s["pieces"]), lines=int(s["lines"]), score=int(s["score"]),
-            pps=round(s["pps"], 3), apm=round(s["apm"], 2), kpp=round(s["kpp"], 3), finesse=int(s["finesse"]),
-            assisted=self.assisted, ending=self.ending,
+            mode=self.mode.key,
+            rules=self.rules_key,
+            finished=self.ending == "finished",
+            seconds=round(s["seconds"], 3),
+            pieces=int(s["pieces"]),
+            lines=int(s["lines"]),
+            score=int(s["score"]),
+            pps=round(s["pps"], 3),
+            apm=round(s["apm"], 2),
+            kpp=round(s["kpp"], 3),
+            finesse=int(s["finesse"]),
+            assisted=self.assisted,
+            ending=self.ending,
         )
 
     def save_attempts(self) -> None:
@@ -376,8 +412,11 @@ class PlayScene(Scene):
         if game is not None:
             self._forget_undone_attempts(game.stats.pieces + 1)
         if self.pc_attempts:
-            self.app.save_pc_attempts(self.start.setup if self.start else "", self.rules_key,
-                                      [(attempt.success, attempt.seconds) for attempt in self.pc_attempts])
+            self.app.save_pc_attempts(
+                self.start.setup if self.start else "",
+                self.rules_key,
+                [(attempt.success, attempt.seconds) for attempt in self.pc_attempts],
+            )
             self.pc_attempts = []
 
     def _forget_undone_attempts(self, piece: int) -> None:
@@ -400,8 +439,9 @@ class PlayScene(Scene):
         if continuation and not (self.coach.pc_lost or game.over):
             return
         if game.stats.pieces and game.board.bits and game.ticks > self.pc_window_start:
-            self.pc_attempts.append(PcAttempt(False, (game.ticks - self.pc_window_start) / 60, game.stats.pieces,
-                                              self.pc_window_start))
+            self.pc_attempts.append(
+                PcAttempt(False, (game.ticks - self.pc_window_start) / 60, game.stats.pieces, self.pc_window_start)
+            )
 
     def save_replay(self, game_id: int | None) -> str | None:
         """Keep the run as a replay beside the history (replays/<id>.json); the problem if it cannot be."""

@@ -53,7 +53,9 @@ def play_layout(size: tuple[int, int], scale: float = 1.0) -> PlayLayout:
     stats = pygame.Rect(left.x, hold.bottom + int(0.6 * c), 6 * c, field_rect.bottom - hold.bottom - int(0.6 * c))
     queue = pygame.Rect(field_rect.right + int(0.6 * c), field_top, int(4.4 * c), int(16.4 * c))
     coach = pygame.Rect(queue.right + int(0.8 * c), field_top, 9 * c, VISIBLE_HEIGHT * c)
-    return PlayLayout(c, field_rect, hold, stats, queue, coach, (x0, y0), (field_rect.centerx, field_rect.bottom + c // 2))
+    return PlayLayout(
+        c, field_rect, hold, stats, queue, coach, (x0, y0), (field_rect.centerx, field_rect.bottom + c // 2)
+    )
 
 
 @lru_cache(maxsize=8)
@@ -98,8 +100,9 @@ def _flash_surface(width: int, height: int) -> pygame.Surface:
 R.CACHE_HOOKS += [_field_background.cache_clear, _static_background.cache_clear, _flash_surface.cache_clear]
 
 
-def _mini_piece(surface: pygame.Surface, piece: Piece, box: pygame.Rect, size: int,
-                colour: tuple[int, int, int]) -> None:
+def _mini_piece(
+    surface: pygame.Surface, piece: Piece, box: pygame.Rect, size: int, colour: tuple[int, int, int]
+) -> None:
     """A piece in spawn orientation centred in `box`."""
     cells = SHAPES[piece, Rotation.NORTH]
     xs = [dx for dx, _ in cells]
@@ -196,8 +199,9 @@ def draw_play(surface: pygame.Surface, scene) -> None:
     if scene.start is not None and scene.start.label:
         title += f" — {scene.start.label}"
     R.blit_text(surface, title, lay.title_pos, int(c * 1.1), R.TEXT)
-    R.blit_text(surface, scene.rules_text, (lay.title_pos[0], lay.title_pos[1] + int(c * 1.05)),
-                max(10, int(c * 0.55)), R.DIM)
+    R.blit_text(
+        surface, scene.rules_text, (lay.title_pos[0], lay.title_pos[1] + int(c * 1.05)), max(10, int(c * 0.55)), R.DIM
+    )
     R.blit_text(surface, scene.footer_text, lay.footer_pos, max(10, int(c * 0.6)), R.DIM, "midtop")
     _draw_banner(surface, scene, lay, c)
 
@@ -215,8 +219,12 @@ def _draw_stats(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> Non
         rows.append(("Lines", f"{int(s['lines'])}/{mode.goal_lines}"))
     else:
         rows.append(("Lines", f"{int(s['lines'])}"))
-    rows += [("Pieces", f"{int(s['pieces'])}"), ("PPS", f"{s['pps']:.2f}"), ("APM", f"{s['apm']:.1f}"),
-             ("KPP", f"{s['kpp']:.2f}")]
+    rows += [
+        ("Pieces", f"{int(s['pieces'])}"),
+        ("PPS", f"{s['pps']:.2f}"),
+        ("APM", f"{s['apm']:.1f}"),
+        ("KPP", f"{s['kpp']:.2f}"),
+    ]
     if scene.app.settings.display.show_finesse:
         rows.append(("Finesse", f"{int(s['finesse'])}"))
     if mode.shows_level:
@@ -259,8 +267,9 @@ def _draw_popups(surface: pygame.Surface, scene, lay: PlayLayout, c: int) -> Non
             continue
         colour = _fade(popup.colour, age)
         if popup.big:
-            R.blit_text(surface, popup.text, (lay.field.centerx, lay.field.y + lay.field.h // 3), int(c * 1.3),
-                        colour, "center")
+            R.blit_text(
+                surface, popup.text, (lay.field.centerx, lay.field.y + lay.field.h // 3), int(c * 1.3), colour, "center"
+            )
             continue
         R.blit_text(surface, popup.text, (lay.stats.right - c // 3, y), int(c * 0.95), colour, "topright")
         y += int(c * 1.1)
@@ -283,5 +292,11 @@ def _draw_banner(surface: pygame.Surface, scene, lay: PlayLayout, c: int) -> Non
     R.blit_text(surface, message, band.center, int(c * 1.5), colour, "center")
     if scene.end_reason == "topout" and scene.mode.allow_undo:
         keys = scene.app.keymap
-        R.blit_text(surface, f"{_key(keys, 'undo')} undo · Enter results", (band.centerx, band.bottom + c // 3),
-                    max(10, int(c * 0.6)), R.TEXT, "midtop")
+        R.blit_text(
+            surface,
+            f"{_key(keys, 'undo')} undo · Enter results",
+            (band.centerx, band.bottom + c // 3),
+            max(10, int(c * 0.6)),
+            R.TEXT,
+            "midtop",
+        )

@@ -38,10 +38,12 @@ def progress_series(runs: list[GameRecord], accuracies: dict[int, float], mode: 
     accuracy = tuple((i, accuracies[r.id]) for i, r in enumerate(shown) if r.id in accuracies)
     finesse = tuple((i, r.finesse / r.pieces) for i, r in enumerate(shown))
     attack = tuple((i, app_of(r)) for i, r in enumerate(shown))
-    series = [Series("PPS (pieces per second)", pps),
-              Series("accuracy % (reviewed runs)", accuracy, "{:.1f}", empty_text="open a run to review it"),
-              Series("finesse faults per piece", finesse, lower_is_better=True),
-              Series("APP (attack per piece)", attack)]
+    series = [
+        Series("PPS (pieces per second)", pps),
+        Series("accuracy % (reviewed runs)", accuracy, "{:.1f}", empty_text="open a run to review it"),
+        Series("finesse faults per piece", finesse, lower_is_better=True),
+        Series("APP (attack per piece)", attack),
+    ]
     if has_best(mode):
         sprint = mode == "sprint"
         best: float | None = None
@@ -53,16 +55,23 @@ def progress_series(runs: list[GameRecord], accuracies: dict[int, float], mode: 
                     best = value
             if best is not None:
                 points.append((i, best))
-        series.append(Series("personal best (s, unassisted)" if sprint else "personal best (score, unassisted)",
-                             tuple(points), "{:.2f}" if sprint else "{:.0f}", lower_is_better=sprint,
-                             empty_text="no unassisted finished run yet"))
+        series.append(
+            Series(
+                "personal best (s, unassisted)" if sprint else "personal best (score, unassisted)",
+                tuple(points),
+                "{:.2f}" if sprint else "{:.0f}",
+                lower_is_better=sprint,
+                empty_text="no unassisted finished run yet",
+            )
+        )
     else:
         series.append(Series("personal best", (), empty_text="this mode keeps no personal best"))
     return series
 
 
-def draw_series(surface: pygame.Surface, view: R.View, series: Series, x: float, y: float, w: float, h: float,
-                runs: int) -> None:
+def draw_series(
+    surface: pygame.Surface, view: R.View, series: Series, x: float, y: float, w: float, h: float, runs: int
+) -> None:
     rect = view.rect(x, y + 20, w, h - 20)
     R.blit_text(surface, series.title, view.pt(x, y), view.font_size(18), R.DIM)
     R.panel(surface, rect, R.FIELD_BG)
@@ -76,8 +85,10 @@ def draw_series(surface: pygame.Surface, view: R.View, series: Series, x: float,
     pad = view.s(6)
 
     def at(i: int, v: float) -> tuple[int, int]:
-        return (rect.x + pad + int(i / max(1, runs - 1) * (rect.w - 2 * pad)),
-                rect.bottom - pad - int((v - low) / (high - low) * (rect.h - 2 * pad)))
+        return (
+            rect.x + pad + int(i / max(1, runs - 1) * (rect.w - 2 * pad)),
+            rect.bottom - pad - int((v - low) / (high - low) * (rect.h - 2 * pad)),
+        )
 
     points = [at(i, v) for i, v in series.points]
     if len(points) > 1:
@@ -85,8 +96,10 @@ def draw_series(surface: pygame.Surface, view: R.View, series: Series, x: float,
     for point in points:
         pygame.draw.circle(surface, R.ACCENT, point, view.s(3))
     last = series.points[-1][1]
-    R.blit_text(surface, series.fmt.format(last), (rect.right - pad, rect.y + pad), view.font_size(18), R.TEXT,
-                "topright")
+    R.blit_text(
+        surface, series.fmt.format(last), (rect.right - pad, rect.y + pad), view.font_size(18), R.TEXT, "topright"
+    )
     R.blit_text(surface, series.fmt.format(high), (rect.x + pad, rect.y + pad), view.font_size(14), R.DIM)
-    R.blit_text(surface, series.fmt.format(low), (rect.x + pad, rect.bottom - pad), view.font_size(14), R.DIM,
-                "bottomleft")
+    R.blit_text(
+        surface, series.fmt.format(low), (rect.x + pad, rect.bottom - pad), view.font_size(14), R.DIM, "bottomleft"
+    )

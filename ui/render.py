@@ -29,7 +29,9 @@ HOLD_USED = (86, 88, 98)
 
 # Board colour codes 0..8 (0 empty, Piece + 1, 8 garbage) -> RGB
 CODE_COLOURS: tuple[tuple[int, int, int], ...] = (
-    FIELD_BG, *(COLOURS[p] for p in Piece), GARBAGE_COLOUR,
+    FIELD_BG,
+    *(COLOURS[p] for p in Piece),
+    GARBAGE_COLOUR,
 )
 
 
@@ -82,8 +84,14 @@ def _rendered_text(s: str, size: int, colour: tuple[int, int, int]) -> pygame.Su
     return font(size).render(s, True, colour)
 
 
-def blit_text(surface: pygame.Surface, s: str, pos: tuple[int, int], size: int,
-              colour: tuple[int, int, int] = TEXT, anchor: str = "topleft") -> pygame.Rect:
+def blit_text(
+    surface: pygame.Surface,
+    s: str,
+    pos: tuple[int, int],
+    size: int,
+    colour: tuple[int, int, int] = TEXT,
+    anchor: str = "topleft",
+) -> pygame.Rect:
     surf = text(s, size, colour)
     rect = surf.get_rect(**{anchor: pos})
     surface.blit(surf, rect)
@@ -107,8 +115,13 @@ def wrap(s: str, size: int, width: int) -> list[str]:
     return lines
 
 
-def panel(surface: pygame.Surface, rect: pygame.Rect, fill: tuple[int, int, int] = PANEL,
-          edge: tuple[int, int, int] = PANEL_EDGE, width: int = 1) -> None:
+def panel(
+    surface: pygame.Surface,
+    rect: pygame.Rect,
+    fill: tuple[int, int, int] = PANEL,
+    edge: tuple[int, int, int] = PANEL_EDGE,
+    width: int = 1,
+) -> None:
     pygame.draw.rect(surface, fill, rect)
     pygame.draw.rect(surface, edge, rect, width)
 

@@ -16,9 +16,16 @@ from game.handling import Button
 from game.replay import Replay
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
-_PRESS_LABELS = ((Button.HOLD, "HOLD"), (Button.LEFT, "←"), (Button.RIGHT, "→"), (Button.ROTATE_CW, "↻"),
-                 (Button.ROTATE_CCW, "↺"), (Button.ROTATE_180, "180"), (Button.SOFT_DROP, "↓"),
-                 (Button.HARD_DROP, "drop"))  # "⤓" is missing from common fonts
+_PRESS_LABELS = (
+    (Button.HOLD, "HOLD"),
+    (Button.LEFT, "←"),
+    (Button.RIGHT, "→"),
+    (Button.ROTATE_CW, "↻"),
+    (Button.ROTATE_CCW, "↺"),
+    (Button.ROTATE_180, "180"),
+    (Button.SOFT_DROP, "↓"),
+    (Button.HARD_DROP, "drop"),
+)  # "⤓" is missing from common fonts
 
 
 @dataclass(frozen=True)
@@ -55,8 +62,7 @@ class ReplayCursor:
                 if isinstance(event, Locked) and open_at is not None:
                     index = game.stats.pieces - 1
                     del self.spans[index:], self._checkpoints[index:]
-                    self.spans.append(PlacementSpan(index, open_at, event.tick, tuple(presses),
-                                                    event.finesse_faults))
+                    self.spans.append(PlacementSpan(index, open_at, event.tick, tuple(presses), event.finesse_faults))
                     self._checkpoints.append(checkpoint)
                     open_at = None
                 elif isinstance(event, Undone):

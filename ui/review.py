@@ -32,7 +32,10 @@ from ui.replay_view import SPEEDS, ReplayCursor
 from ui.scene import Scene
 
 CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
-    "best": (90, 200, 120), "good": (150, 210, 150), "inaccuracy": (240, 200, 80), "mistake": (240, 140, 60),
+    "best": (90, 200, 120),
+    "good": (150, 210, 150),
+    "inaccuracy": (240, 200, 80),
+    "mistake": (240, 140, 60),
     "blunder": (230, 70, 70),
 }
 CLASSES = tuple(CLASS_COLOURS)
@@ -60,7 +63,9 @@ def cells_of(move: dict[str, Any]) -> list[tuple[int, int]]:
 def describe(move: dict[str, Any] | None) -> str:
     if not move:
         return "—"
-    return f"{'hold, then ' if move.get('hold') else ''}{move['piece']} {move['orientation']} at x{move['x']} y{move['y']}"
+    return (
+        f"{'hold, then ' if move.get('hold') else ''}{move['piece']} {move['orientation']} at x{move['x']} y{move['y']}"
+    )
 
 
 @lru_cache(maxsize=8)
@@ -232,8 +237,13 @@ class ReviewScene(Scene):
             lines.append((f"Engine: {describe(p['best'])}" + ("  (the same)" if same else ""), BEST_EDGE))
             if "tspin" in p["missed"]:
                 t = p["tspin"]
-                lines.append((f"Missed T-spin: T {t['orientation']} at x{t['x']} y{t['y']} clears {t['lines']} "
-                              f"(pink outline)", TSPIN_EDGE))
+                lines.append(
+                    (
+                        f"Missed T-spin: T {t['orientation']} at x{t['x']} y{t['y']} clears {t['lines']} "
+                        f"(pink outline)",
+                        TSPIN_EDGE,
+                    )
+                )
             if "pc" in p["missed"]:
                 steps = ", ".join(f"{s['piece']} {s['orientation']} x{s['x']}" for s in p["pc"])
                 lines.append((f"Missed perfect clear: {steps}", TSPIN_EDGE))
@@ -262,8 +272,11 @@ class ReviewScene(Scene):
             elif key == pygame.K_RIGHT:
                 self.jump(self.index + 1)
             elif key == pygame.K_LEFT:
-                self.jump(self.index - 1 if self.cursor.tick == self.cursor.spans[max(0, self.index)].spawn_tick
-                          else self.index)
+                self.jump(
+                    self.index - 1
+                    if self.cursor.tick == self.cursor.spans[max(0, self.index)].spawn_tick
+                    else self.index
+                )
             elif key == pygame.K_DOWN:
                 later = [i for i in self.marked() if i > self.index]
                 if later:
@@ -326,8 +339,15 @@ class ReviewScene(Scene):
         self._draw_scrub(surface, view)
         state = "▶ playing" if self.playing else "❚❚ paused"
         glyph_text(surface, f"{state}  {self.speed:g}×", view.pt(40, 712), view.font_size(20), R.TEXT, "bottomleft")
-        glyph_text(surface, "Space play/pause   ←/→ placement   ↑/↓ mistakes   −/+ speed   click the graph or the "
-                   "bar to jump   Esc back", view.pt(1240, 712), view.font_size(18), R.DIM, "bottomright")
+        glyph_text(
+            surface,
+            "Space play/pause   ←/→ placement   ↑/↓ mistakes   −/+ speed   click the graph or the "
+            "bar to jump   Esc back",
+            view.pt(1240, 712),
+            view.font_size(18),
+            R.DIM,
+            "bottomright",
+        )
 
     def _cell(self, view: R.View, x: int, y: int) -> pygame.Rect:
         c = view.s(CELL)
@@ -397,9 +417,12 @@ class ReviewScene(Scene):
             elif isinstance(fill, Piece):
                 surface.blit(_tint(COLOURS[fill], c, 120), rect)
             width = max(2, c // 9)
-            for (nx, ny), a, b in (((x, y + 1), rect.topleft, rect.topright), ((x, y - 1), rect.bottomleft,
-                                   rect.bottomright), ((x - 1, y), rect.topleft, rect.bottomleft),
-                                   ((x + 1, y), rect.topright, rect.bottomright)):
+            for (nx, ny), a, b in (
+                ((x, y + 1), rect.topleft, rect.topright),
+                ((x, y - 1), rect.bottomleft, rect.bottomright),
+                ((x - 1, y), rect.topleft, rect.bottomleft),
+                ((x + 1, y), rect.topright, rect.bottomright),
+            ):
                 if (nx, ny) not in inside:
                     pygame.draw.line(surface, edge, a, b, width)
 
@@ -413,14 +436,20 @@ class ReviewScene(Scene):
 
     def graph_points(self) -> list[tuple[int, float | None, float | None, str | None]]:
         """(index, best value, played value, class) per placement reviewed so far (the graph's data)."""
-        return [(i, p.get("value_best"), p.get("value_played"), p.get("class"))
-                for i, p in sorted(self.placements.items())]
+        return [
+            (i, p.get("value_best"), p.get("value_played"), p.get("class")) for i, p in sorted(self.placements.items())
+        ]
 
     def _draw_graph(self, surface: pygame.Surface, view: R.View) -> None:
         rect = view.rect(*GRAPH)
         R.panel(surface, rect, R.FIELD_BG)
-        R.blit_text(surface, "evaluation (blue: engine's best line, white: after your placement)",
-                    (rect.x + 6, rect.y - view.s(20)), view.font_size(17), R.DIM)
+        R.blit_text(
+            surface,
+            "evaluation (blue: engine's best line, white: after your placement)",
+            (rect.x + 6, rect.y - view.s(20)),
+            view.font_size(17),
+            R.DIM,
+        )
         count = max(1, self.total)
         points = [pt for pt in self.graph_points() if pt[1] is not None and pt[1] > -1e8]
         values = sorted(v for _, b, p, _ in points for v in (b, p) if v is not None and v > -1e8)
@@ -431,8 +460,10 @@ class ReviewScene(Scene):
 
             def at(i: int, v: float | None) -> tuple[int, int]:
                 share = 0.0 if v is None or v < low else (v - low) / (high - low)
-                return (rect.x + 4 + int(i / max(1, count - 1) * (rect.w - 8)),
-                        rect.bottom - 4 - int(share * (rect.h - 8)))
+                return (
+                    rect.x + 4 + int(i / max(1, count - 1) * (rect.w - 8)),
+                    rect.bottom - 4 - int(share * (rect.h - 8)),
+                )
 
             best = [at(i, b) for i, b, _, _ in points]
             played = [at(i, p) for i, _, p, _ in points]
@@ -459,34 +490,51 @@ class ReviewScene(Scene):
             partial = [p for p in self.placements.values() if p.get("accuracy") is not None]
             if partial:
                 running = sum(p["accuracy"] for p in partial) / len(partial)
-                R.blit_text(surface, f"accuracy so far {running:.1f}%", view.pt(x0, y0 + 60), view.font_size(20),
-                            R.DIM)
+                R.blit_text(surface, f"accuracy so far {running:.1f}%", view.pt(x0, y0 + 60), view.font_size(20), R.DIM)
             return
         review = self.review
         accuracy = review["accuracy"]
-        R.blit_text(surface, f"{accuracy:.1f}%" if accuracy is not None else "—", view.pt(x0, y0),
-                    view.font_size(52), R.ACCENT)
+        R.blit_text(
+            surface, f"{accuracy:.1f}%" if accuracy is not None else "—", view.pt(x0, y0), view.font_size(52), R.ACCENT
+        )
         R.blit_text(surface, "accuracy", view.pt(x0, y0 + 44), view.font_size(18), R.DIM)
         x = x0 + 170
         for name in CLASSES:
             pygame.draw.rect(surface, CLASS_COLOURS[name], view.rect(x, y0 + 4, 12, 12))
-            R.blit_text(surface, f"{review['counts'][name]} {name}", view.pt(x + 18, y0 + 1), view.font_size(20),
-                        R.TEXT)
+            R.blit_text(
+                surface, f"{review['counts'][name]} {name}", view.pt(x + 18, y0 + 1), view.font_size(20), R.TEXT
+            )
             x += 108
         missed = review["missed"]
-        R.blit_text(surface, f"missed T-spins {missed['tspin']}    missed PCs {missed['pc']}    finesse faults "
-                    f"{review['finesse']}", view.pt(x0 + 170, y0 + 32), view.font_size(20), R.TEXT)
+        R.blit_text(
+            surface,
+            f"missed T-spins {missed['tspin']}    missed PCs {missed['pc']}    finesse faults {review['finesse']}",
+            view.pt(x0 + 170, y0 + 32),
+            view.font_size(20),
+            R.TEXT,
+        )
         y = y0 + 70
         names = {"opener": "opener (first 14)", "midgame": "mid-game", "pressure": "under pressure (10+ rows)"}
         for phase, data in review["phases"].items():
             if data["placements"]:
                 bad = sum(data["counts"][c] for c in MARKED[1:])
-                R.blit_text(surface, f"{names[phase]}: {data['placements']} placements, accuracy "
-                            f"{data['accuracy']:.1f}%, {bad} mistakes/blunders", view.pt(x0, y), view.font_size(20),
-                            R.DIM)
+                R.blit_text(
+                    surface,
+                    f"{names[phase]}: {data['placements']} placements, accuracy "
+                    f"{data['accuracy']:.1f}%, {bad} mistakes/blunders",
+                    view.pt(x0, y),
+                    view.font_size(20),
+                    R.DIM,
+                )
                 y += 24
-        R.blit_text(surface, self.progress_text(), view.pt(CARD[0] + CARD[2] - 12, CARD[1] + CARD[3] - 8),
-                    view.font_size(16), R.DIM, "bottomright")
+        R.blit_text(
+            surface,
+            self.progress_text(),
+            view.pt(CARD[0] + CARD[2] - 12, CARD[1] + CARD[3] - 8),
+            view.font_size(16),
+            R.DIM,
+            "bottomright",
+        )
 
     def _draw_scrub(self, surface: pygame.Surface, view: R.View) -> None:
         rect = view.rect(*SCRUB)

@@ -42,7 +42,7 @@ class Row:
 
 
 def legend_entries(glyphs: dict[Key, str] = KEY_GLYPHS) -> list[str]:
-    """"← move left", ... for every key a hint's key sequence can show, in the coach panel's order."""
+    """ "← move left", ... for every key a hint's key sequence can show, in the coach panel's order."""
     return [f"{glyphs[key]} {KEY_MEANINGS[key]}" for key in KEY_GLYPHS]
 
 
@@ -50,49 +50,208 @@ def _legend_rows() -> list[Row]:
     """The legend of the hint's key glyphs, three keys a line (HOLD is written out when a hint starts with it)."""
     entries = [*legend_entries(), "HOLD hold first"]
     lines = [entries[i : i + 4] for i in range(0, len(entries), 4)]
-    return [Row("", "legend", "Hint keys" if n == 0 else "", "info", ("   ·   ".join(line),))
-            for n, line in enumerate(lines)]
+    return [
+        Row("", "legend", "Hint keys" if n == 0 else "", "info", ("   ·   ".join(line),))
+        for n, line in enumerate(lines)
+    ]
 
 
 def _rows() -> list[Row]:
     return [
         Row("", "", "Rules", "header"),
-        Row("rules", "randomizer", "Randomizer", "choice", ("7bag", "14bag", "random", "nes", "tgm"), help="How pieces are dealt: 7bag (every 7 pieces one of each), 14bag, random, nes, tgm."),
-        Row("rules", "rotation", "Rotation system", "choice", ("srs", "srs+", "none", "nrs"), help="Kick tables tried when a rotation is blocked: SRS (guideline), SRS+ (TETR.IO), none, NRS."),
-        Row("rules", "kick_file", "Custom kick file", "text", help="A kick table file (.toml or solution-finder .properties) that replaces the rotation system."),
+        Row(
+            "rules",
+            "randomizer",
+            "Randomizer",
+            "choice",
+            ("7bag", "14bag", "random", "nes", "tgm"),
+            help="How pieces are dealt: 7bag (every 7 pieces one of each), 14bag, random, nes, tgm.",
+        ),
+        Row(
+            "rules",
+            "rotation",
+            "Rotation system",
+            "choice",
+            ("srs", "srs+", "none", "nrs"),
+            help="Kick tables tried when a rotation is blocked: SRS (guideline), SRS+ (TETR.IO), none, NRS.",
+        ),
+        Row(
+            "rules",
+            "kick_file",
+            "Custom kick file",
+            "text",
+            help="A kick table file (.toml or solution-finder .properties) that replaces the rotation system.",
+        ),
         Row("rules", "allow_180", "180° rotation", "bool"),
-        Row("rules", "spin_rule", "Spins", "choice", ("tspin", "allspin", "none"), help="tspin: T-spins by the 3-corner rule; allspin: other pieces stuck after a rotation score a mini too."),
+        Row(
+            "rules",
+            "spin_rule",
+            "Spins",
+            "choice",
+            ("tspin", "allspin", "none"),
+            help="tspin: T-spins by the 3-corner rule; allspin: other pieces stuck after a rotation score a mini too.",
+        ),
         Row("rules", "hold", "Hold", "bool"),
-        Row("rules", "previews", "Next previews", "int", low=0, high=6, help="How many upcoming pieces the queue shows (0-6)."),
-        Row("rules", "lock_delay_mode", "Lock delay mode", "choice", ("move_reset", "step_reset", "infinite"), help="move_reset: moves reset the lock timer up to 15 times; step_reset: only falling resets it."),
+        Row(
+            "rules",
+            "previews",
+            "Next previews",
+            "int",
+            low=0,
+            high=6,
+            help="How many upcoming pieces the queue shows (0-6).",
+        ),
+        Row(
+            "rules",
+            "lock_delay_mode",
+            "Lock delay mode",
+            "choice",
+            ("move_reset", "step_reset", "infinite"),
+            help="move_reset: moves reset the lock timer up to 15 times; step_reset: only falling resets it.",
+        ),
         Row("rules", "lock_delay", "Lock delay", "int", low=1, high=600, unit="frames"),
-        Row("rules", "gravity_mode", "Gravity", "choice", ("level", "fixed", "20g"), help="level: speed of the start level (marathon speeds up); fixed: the value below; 20g: instant."),
-        Row("rules", "fixed_gravity", "Fixed gravity", "presets", GRAVITY_PRESETS, unit="G", help="Cells per frame when gravity is fixed; 0 = pieces only fall when you drop them."),
+        Row(
+            "rules",
+            "gravity_mode",
+            "Gravity",
+            "choice",
+            ("level", "fixed", "20g"),
+            help="level: speed of the start level (marathon speeds up); fixed: the value below; 20g: instant.",
+        ),
+        Row(
+            "rules",
+            "fixed_gravity",
+            "Fixed gravity",
+            "presets",
+            GRAVITY_PRESETS,
+            unit="G",
+            help="Cells per frame when gravity is fixed; 0 = pieces only fall when you drop them.",
+        ),
         Row("rules", "start_level", "Start level", "int", low=1, high=30),
         Row("", "", "Handling", "header"),
-        Row("handling", "unit", "Timing unit", "choice", ("ms", "frames"), help="Edit DAS, ARR and DCD in milliseconds or in 60 Hz frames (values are converted)."),
-        Row("handling", "das", "DAS", "float", low=0, high=1000, help="Delayed auto shift: how long a move key is held before the piece starts sliding."),
-        Row("handling", "arr", "ARR", "float", low=0, high=500, help="Auto repeat rate: time between slides once DAS is charged; 0 = straight to the wall."),
-        Row("handling", "sdf", "Soft drop factor", "presets", SDF_CHOICES, help="Soft drop speed as a multiple of gravity (1-40) or instant."),
-        Row("handling", "dcd", "DCD", "float", low=0, high=1000, help="DAS cut delay: auto shift pauses this long after a rotation or a new piece."),
+        Row(
+            "handling",
+            "unit",
+            "Timing unit",
+            "choice",
+            ("ms", "frames"),
+            help="Edit DAS, ARR and DCD in milliseconds or in 60 Hz frames (values are converted).",
+        ),
+        Row(
+            "handling",
+            "das",
+            "DAS",
+            "float",
+            low=0,
+            high=1000,
+            help="Delayed auto shift: how long a move key is held before the piece starts sliding.",
+        ),
+        Row(
+            "handling",
+            "arr",
+            "ARR",
+            "float",
+            low=0,
+            high=500,
+            help="Auto repeat rate: time between slides once DAS is charged; 0 = straight to the wall.",
+        ),
+        Row(
+            "handling",
+            "sdf",
+            "Soft drop factor",
+            "presets",
+            SDF_CHOICES,
+            help="Soft drop speed as a multiple of gravity (1-40) or instant.",
+        ),
+        Row(
+            "handling",
+            "dcd",
+            "DCD",
+            "float",
+            low=0,
+            high=1000,
+            help="DAS cut delay: auto shift pauses this long after a rotation or a new piece.",
+        ),
         Row("", "", "Display", "header"),
         Row("display", "ghost", "Ghost piece", "bool"),
         Row("display", "grid", "Grid", "bool"),
-        Row("display", "bag_divider", "Bag divider", "bool", help="Draw a line in the next queue where a new 7-bag starts."),
+        Row(
+            "display",
+            "bag_divider",
+            "Bag divider",
+            "bool",
+            help="Draw a line in the next queue where a new 7-bag starts.",
+        ),
         Row("display", "show_finesse", "Show finesse", "bool"),
-        Row("display", "scale", "Field scale", "float", low=0.5, high=1.0, step=0.05, help="Size of the play screen in the window (1.0 = as large as fits)."),
+        Row(
+            "display",
+            "scale",
+            "Field scale",
+            "float",
+            low=0.5,
+            high=1.0,
+            step=0.05,
+            help="Size of the play screen in the window (1.0 = as large as fits).",
+        ),
         Row("", "", "Audio", "header"),
         Row("audio", "master_volume", "Master volume", "int", low=0, high=100, step=5, unit="%"),
         Row("audio", "sfx_volume", "Effects volume", "int", low=0, high=100, step=5, unit="%"),
         Row("audio", "mute", "Mute", "bool"),
         Row("", "", "Coach", "header"),
-        Row("ai", "hint_enabled", "Hint", "bool", help="Show the engine's suggested placement as a hatched ghost; {toggle_hint} turns it on and off in a game."),
-        Row("ai", "show_key_sequence", "Show hint keys", "bool", help="List the keys that play the suggested placement beside the field (the legend is below)."),
-        Row("ai", "pc_hints_enabled", "Perfect-clear hints", "bool", help="Show the solver's perfect-clear overlay and PC chance in every mode (always on in PC practice)."),
-        Row("ai", "autoplay_pps", "Autoplay speed", "presets", PPS_CHOICES, help="Pieces per second when the engine plays ({toggle_autoplay}); max = as fast as it can."),
-        Row("ai", "engine", "Engine", "choice", ENGINES, help="beam: beam search over the next pieces (the default); mcts: Monte Carlo tree search."),
-        Row("ai", "weights", "Evaluation weights", "choice", weight_names(), help="How the engine judges a board: modern = guideline play (T-spins, B2B, PCs); the others play for survival."),
-        Row("ai", "think_budget_ms", "Think budget", "presets", BUDGET_CHOICES, unit="ms", help="How long the engine thinks about each hint: more is stronger but slower."),
+        Row(
+            "ai",
+            "hint_enabled",
+            "Hint",
+            "bool",
+            help="Show the engine's suggested placement as a hatched ghost; {toggle_hint} turns it on and off in a game.",
+        ),
+        Row(
+            "ai",
+            "show_key_sequence",
+            "Show hint keys",
+            "bool",
+            help="List the keys that play the suggested placement beside the field (the legend is below).",
+        ),
+        Row(
+            "ai",
+            "pc_hints_enabled",
+            "Perfect-clear hints",
+            "bool",
+            help="Show the solver's perfect-clear overlay and PC chance in every mode (always on in PC practice).",
+        ),
+        Row(
+            "ai",
+            "autoplay_pps",
+            "Autoplay speed",
+            "presets",
+            PPS_CHOICES,
+            help="Pieces per second when the engine plays ({toggle_autoplay}); max = as fast as it can.",
+        ),
+        Row(
+            "ai",
+            "engine",
+            "Engine",
+            "choice",
+            ENGINES,
+            help="beam: beam search over the next pieces (the default); mcts: Monte Carlo tree search.",
+        ),
+        Row(
+            "ai",
+            "weights",
+            "Evaluation weights",
+            "choice",
+            weight_names(),
+            help="How the engine judges a board: modern = guideline play (T-spins, B2B, PCs); the others play for survival.",
+        ),
+        Row(
+            "ai",
+            "think_budget_ms",
+            "Think budget",
+            "presets",
+            BUDGET_CHOICES,
+            unit="ms",
+            help="How long the engine thinks about each hint: more is stronger but slower.",
+        ),
         *_legend_rows(),
         Row("", "", "Controls", "header"),
         Row("keys", "", "Key bindings…", "action"),
@@ -133,8 +292,9 @@ def glyph_font(size: int) -> pygame.font.Font:
 R.CACHE_HOOKS.append(glyph_font.cache_clear)
 
 
-def blit_glyph_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
-                    colour: tuple[int, int, int] = R.TEXT) -> None:
+def blit_glyph_text(
+    surface: pygame.Surface, text: str, pos: tuple[int, int], size: int, colour: tuple[int, int, int] = R.TEXT
+) -> None:
     """Like `R.blit_text`, in the font that has the key glyphs."""
     surface.blit(glyph_font(size).render(text, True, colour), pos)
 
@@ -244,8 +404,11 @@ class SettingsScene(Scene):
             step = row.step * (10 if big else 1)
             high = row.high
             if row.group == "handling":
-                high = min(row.high, {"das": 60, "arr": 30, "dcd": 60}[row.field]) \
-                    if self.app.settings.handling.unit == "frames" else row.high
+                high = (
+                    min(row.high, {"das": 60, "arr": 30, "dcd": 60}[row.field])
+                    if self.app.settings.handling.unit == "frames"
+                    else row.high
+                )
             new = min(high, max(row.low, round(value + direction * step, 4)))
             self.apply(row.group, {row.field: int(new) if row.kind == "int" else new})
 
@@ -375,8 +538,9 @@ class SettingsScene(Scene):
             if variable is not None:
                 value = f"{value}  (set by {variable})"
             arrows = chosen and row.kind not in ("action", "text", "header") and variable is None
-            R.blit_text(surface, f"< {value} >" if arrows else value, view.pt(460, y), size,
-                        R.TEXT if chosen else R.DIM)
+            R.blit_text(
+                surface, f"< {value} >" if arrows else value, view.pt(460, y), size, R.TEXT if chosen else R.DIM
+            )
             y += step
         row_help = self.help_for(self.rows[self.index])
         if row_help:
@@ -412,8 +576,10 @@ class RebindScene(Scene):
         variable = self.overridden_by(button)
         if variable is None:
             return False
-        self.status = (f"{ACTION_LABELS.get(button, button)} keys are set by {variable}; "
-                       "unset that variable to change them here", R.BAD)
+        self.status = (
+            f"{ACTION_LABELS.get(button, button)} keys are set by {variable}; unset that variable to change them here",
+            R.BAD,
+        )
         return True
 
     def bind(self, button: str, name: str) -> bool:
@@ -423,12 +589,14 @@ class RebindScene(Scene):
         settings = self.app.settings
         owner = settings.keys.button_for(name)
         if owner is not None and owner != button:
-            message = (f"{pretty_key(name)} is already bound to {ACTION_LABELS.get(owner, owner)} — "
-                       f"not bound to {ACTION_LABELS.get(button, button)}")
+            message = (
+                f"{pretty_key(name)} is already bound to {ACTION_LABELS.get(owner, owner)} — "
+                f"not bound to {ACTION_LABELS.get(button, button)}"
+            )
             self.status = (message, R.BAD)
             return False
         if owner == button:
-            self.status = (f'{pretty_key(name)} is already bound to {ACTION_LABELS.get(button, button)}', R.DIM)
+            self.status = (f"{pretty_key(name)} is already bound to {ACTION_LABELS.get(button, button)}", R.DIM)
             return True
         try:
             new = rebind(settings, button, [*settings.keys.bindings()[button], name])
@@ -436,8 +604,11 @@ class RebindScene(Scene):
             self.status = (str(error), R.BAD)
             return False
         problem = self.app.update_settings(new)
-        self.status = (problem, R.BAD) if problem else \
-            (f'{pretty_key(name)} now does {ACTION_LABELS.get(button, button)}', R.GOOD)
+        self.status = (
+            (problem, R.BAD)
+            if problem
+            else (f"{pretty_key(name)} now does {ACTION_LABELS.get(button, button)}", R.GOOD)
+        )
         return problem is None
 
     def remove_last(self, button: str) -> None:
@@ -452,8 +623,11 @@ class RebindScene(Scene):
             self.status = ("Pause needs at least one key: add another key first, then remove this one", R.BAD)
             return
         problem = self.app.update_settings(rebind(self.app.settings, button, keys[:-1]))
-        self.status = (problem, R.BAD) if problem else \
-            (f'{pretty_key(keys[-1])} no longer does {ACTION_LABELS.get(button, button)}', R.DIM)
+        self.status = (
+            (problem, R.BAD)
+            if problem
+            else (f"{pretty_key(keys[-1])} no longer does {ACTION_LABELS.get(button, button)}", R.DIM)
+        )
 
     def handle(self, event) -> None:
         if self.capturing:
@@ -499,8 +673,18 @@ class RebindScene(Scene):
                 self.status = ("cancelled", R.DIM)
                 return
             plain, chord = key_names(event.key, event.mod)
-            if plain in ("left ctrl", "right ctrl", "left shift", "right shift", "left alt", "right alt",
-                         "left meta", "right meta", "left gui", "right gui"):
+            if plain in (
+                "left ctrl",
+                "right ctrl",
+                "left shift",
+                "right shift",
+                "left alt",
+                "right alt",
+                "left meta",
+                "right meta",
+                "left gui",
+                "right gui",
+            ):
                 self.pending_modifier = (event.key, event.mod)  # a modifier alone binds on release
                 return
             self.capturing = False
@@ -525,8 +709,7 @@ class RebindScene(Scene):
             if item == "__defaults__":
                 R.blit_text(surface, "Restore default keys", view.pt(100, y), size, R.TEXT if chosen else R.DIM)
             else:
-                R.blit_text(surface, ACTION_LABELS.get(item, item), view.pt(100, y), size,
-                            R.TEXT if chosen else R.DIM)
+                R.blit_text(surface, ACTION_LABELS.get(item, item), view.pt(100, y), size, R.TEXT if chosen else R.DIM)
                 keys = ", ".join(pretty_key(k) for k in bindings[item]) or "(none)"
                 if self.overridden_by(item) is not None:
                     keys += f"  (set by {self.overridden_by(item)})"
@@ -534,7 +717,12 @@ class RebindScene(Scene):
                     keys = "press a key…  (Esc cancels)"
                 R.blit_text(surface, keys, view.pt(460, y), size, R.ACCENT if chosen and self.capturing else R.TEXT)
             y += 34
-        R.blit_text(surface, "Enter: add a key · Backspace: remove the last key · Esc back", view.pt(80, 660),
-                    view.font_size(22), R.DIM)
+        R.blit_text(
+            surface,
+            "Enter: add a key · Backspace: remove the last key · Esc back",
+            view.pt(80, 660),
+            view.font_size(22),
+            R.DIM,
+        )
         if self.status:
             R.blit_text(surface, self.status[0], view.pt(80, 688), view.font_size(22), self.status[1])

@@ -33,9 +33,13 @@ def setup_practice_start(entry: SetupEntry, seed: int, mirrored: bool = False) -
         if mirrored:
             left = [mirror_piece(p) for p in left]
     target = BuildTarget(entry.name + (" (mirror)" if mirrored else ""), cells.must, cells.may, entry.finishes)
-    return StartPosition(board=Board.from_bits(cells.base) if cells.base else None, randomizer_state=bag_state(left),
-                         label=target.name, build=target,
-                         reseed=lambda new_seed: setup_practice_start(entry, new_seed, mirrored))
+    return StartPosition(
+        board=Board.from_bits(cells.base) if cells.base else None,
+        randomizer_state=bag_state(left),
+        label=target.name,
+        build=target,
+        reseed=lambda new_seed: setup_practice_start(entry, new_seed, mirrored),
+    )
 
 
 class SetupMenuScene(Scene):
@@ -62,11 +66,16 @@ class SetupMenuScene(Scene):
         if entry is None:
             return [self.error or "The library is empty."]
         f = entry.figures
-        out = [entry.title(), f"Built from {entry.bags}{' with hold' if entry.hold else ''}; "
-                              f"finishes: {', '.join(entry.finishes) or '—'}"]
+        out = [
+            entry.title(),
+            f"Built from {entry.bags}{' with hold' if entry.hold else ''}; "
+            f"finishes: {', '.join(entry.finishes) or '—'}",
+        ]
         if "build_rate" in f:
-            out.append(f"Build chance {f['build_rate'] * 100:.1f}% of {f.get('build_total')} queues"
-                       + (f", with its mirror {f['either_build_rate'] * 100:.1f}%" if "either_build_rate" in f else ""))
+            out.append(
+                f"Build chance {f['build_rate'] * 100:.1f}% of {f.get('build_total')} queues"
+                + (f", with its mirror {f['either_build_rate'] * 100:.1f}%" if "either_build_rate" in f else "")
+            )
         if "pc_rate" in f:
             out.append(f"PC chance after it {f['pc_rate'] * 100:.1f}% ({entry.pc_pattern})")
         if entry.notes:
@@ -101,8 +110,13 @@ class SetupMenuScene(Scene):
         view = R.View(surface.get_size())
         surface.fill(R.BG)
         R.blit_text(surface, "Set-up Practice", view.pt(110, 110), view.font_size(72), R.ACCENT)
-        R.blit_text(surface, "Left/Right choose · M mirror · Enter build it · Esc back", view.pt(112, 185),
-                    view.font_size(24), R.DIM)
+        R.blit_text(
+            surface,
+            "Left/Right choose · M mirror · Enter build it · Esc back",
+            view.pt(112, 185),
+            view.font_size(24),
+            R.DIM,
+        )
         entry = self.entry
         box = view.rect(110, 250, 640, 400)
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
@@ -114,9 +128,13 @@ class SetupMenuScene(Scene):
                 R.blit_text(surface, part, (box.x + view.s(15), y), size, colour)
                 y += int(size * 1.1)
         if entry is not None:
-            R.blit_text(surface, f"{self.index + 1} / {len(self.entries)}"
-                        + ("  ·  mirrored" if self.mirrored and entry.mirror else ""),
-                        (box.x + view.s(15), box.bottom - view.s(34)), size, R.ACCENT)
+            R.blit_text(
+                surface,
+                f"{self.index + 1} / {len(self.entries)}" + ("  ·  mirrored" if self.mirrored and entry.mirror else ""),
+                (box.x + view.s(15), box.bottom - view.s(34)),
+                size,
+                R.ACCENT,
+            )
             self._draw_shape(surface, view, entry)
 
     def _draw_shape(self, surface: pygame.Surface, view: R.View, entry: SetupEntry) -> None:
@@ -131,5 +149,4 @@ class SetupMenuScene(Scene):
             for x, char in enumerate(row):
                 code = _CODES.get(char)
                 if code is not None:
-                    surface.blit(R.block(R.CODE_COLOURS[code], c),
-                                 (left + x * c, top + (row_index + offset) * c))
+                    surface.blit(R.block(R.CODE_COLOURS[code], c), (left + x * c, top + (row_index + offset) * c))

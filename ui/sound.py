@@ -18,8 +18,17 @@ def _envelope(n: int, attack: float, decay: float) -> np.ndarray:
     return env
 
 
-def _tone(freqs: list[float], seconds: float, *, attack: float = 0.002, decay: float = 0.05,
-          wave: str = "sine", sweep: float = 0.0, noise: float = 0.0, seed: int = 1) -> np.ndarray:
+def _tone(
+    freqs: list[float],
+    seconds: float,
+    *,
+    attack: float = 0.002,
+    decay: float = 0.05,
+    wave: str = "sine",
+    sweep: float = 0.0,
+    noise: float = 0.0,
+    seed: int = 1,
+) -> np.ndarray:
     """A mono float wave in -1..1: a chord of `freqs` (optionally sweeping by `sweep` Hz/s) plus noise."""
     n = int(RATE * seconds)
     t = np.arange(n) / RATE

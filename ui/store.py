@@ -74,23 +74,44 @@ CREATE TABLE IF NOT EXISTS reviews (
     data        TEXT    NOT NULL        -- the review as JSON (ai.review.GameReview.to_dict)
 )
 """
-_MIGRATIONS = {1: _SCHEMA, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4}  # version -> statements that bring version - 1 up to it
+_MIGRATIONS = {
+    1: _SCHEMA,
+    2: _SCHEMA_V2,
+    3: _SCHEMA_V3,
+    4: _SCHEMA_V4,
+}  # version -> statements that bring version - 1 up to it
 
 # Columns per table and the SQLite types a valid value may have ("null" only where NULL is allowed), and the
 # schema version that introduced each; a file whose tables differ from this is not used.
 _GAMES_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "id": (1, ("integer",)), "mode": (1, ("text",)), "rules": (1, ("text",)), "finished": (1, ("integer",)),
-    "seconds": (1, ("real", "integer")), "pieces": (1, ("integer",)), "lines": (1, ("integer",)),
-    "score": (1, ("integer",)), "pps": (1, ("real", "integer")), "apm": (1, ("real", "integer")),
-    "kpp": (1, ("real", "integer")), "finesse": (1, ("integer",)), "played_at": (1, ("text",)),
-    "assisted": (3, ("integer",)), "ending": (3, ("text", "null")),
+    "id": (1, ("integer",)),
+    "mode": (1, ("text",)),
+    "rules": (1, ("text",)),
+    "finished": (1, ("integer",)),
+    "seconds": (1, ("real", "integer")),
+    "pieces": (1, ("integer",)),
+    "lines": (1, ("integer",)),
+    "score": (1, ("integer",)),
+    "pps": (1, ("real", "integer")),
+    "apm": (1, ("real", "integer")),
+    "kpp": (1, ("real", "integer")),
+    "finesse": (1, ("integer",)),
+    "played_at": (1, ("text",)),
+    "assisted": (3, ("integer",)),
+    "ending": (3, ("text", "null")),
 }
 _PC_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "id": (2, ("integer",)), "setup": (2, ("text",)), "rules": (2, ("text",)), "success": (2, ("integer",)),
-    "seconds": (2, ("real", "integer")), "played_at": (2, ("text",)),
+    "id": (2, ("integer",)),
+    "setup": (2, ("text",)),
+    "rules": (2, ("text",)),
+    "success": (2, ("integer",)),
+    "seconds": (2, ("real", "integer")),
+    "played_at": (2, ("text",)),
 }
 _REVIEW_COLUMNS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "game_id": (4, ("integer",)), "engine": (4, ("text",)), "accuracy": (4, ("real", "integer", "null")),
+    "game_id": (4, ("integer",)),
+    "engine": (4, ("text",)),
+    "accuracy": (4, ("real", "integer", "null")),
     "data": (4, ("text",)),
 }
 _TABLES = {"games": (1, _GAMES_COLUMNS), "pc_attempts": (2, _PC_COLUMNS), "reviews": (4, _REVIEW_COLUMNS)}
@@ -199,14 +220,18 @@ def _explain(error: Exception, path: Path) -> str:
     if "locked" in text or "busy" in text:
         return f"the history database is in use by another program ({path.name}); history is off for now"
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return (f"the history database {path} is damaged ({error}); history is off for now — "
-                f"move or delete the file to start a new one")
+        return (
+            f"the history database {path} is damaged ({error}); history is off for now — "
+            f"move or delete the file to start a new one"
+        )
     return f"the history database {path} cannot be used ({error}); history is off for now"
 
 
 def _damaged(path: Path, detail: str) -> StoreUnavailable:
-    return StoreUnavailable(f"the history database {path} is damaged or was changed by another program "
-                            f"({detail}); history is off for now — move or delete the file to start a new one")
+    return StoreUnavailable(
+        f"the history database {path} is damaged or was changed by another program "
+        f"({detail}); history is off for now — move or delete the file to start a new one"
+    )
 
 
 class HistoryStore:
@@ -239,7 +264,8 @@ class HistoryStore:
         if version > SCHEMA_VERSION:
             raise StoreUnavailable(
                 f"the history database {self.path} was written by a newer Stack Coach (schema {version}); "
-                f"history is off for now")
+                f"history is off for now"
+            )
         self._check_shape(conn, version)
         if version < SCHEMA_VERSION:
             conn.execute("BEGIN IMMEDIATE")
@@ -269,19 +295,25 @@ class HistoryStore:
             extra = [name for name in found if name not in expected]
             missing = [name for name in expected if name not in found]
             if extra or missing:
-                parts = ([f"unexpected column {', '.join(map(repr, extra))}"] if extra else []) + \
-                        ([f"no column {', '.join(map(repr, missing))}"] if missing else [])
+                parts = ([f"unexpected column {', '.join(map(repr, extra))}"] if extra else []) + (
+                    [f"no column {', '.join(map(repr, missing))}"] if missing else []
+                )
                 raise _damaged(self.path, f"{table}: " + "; ".join(parts))
             tests = " OR ".join(
                 f"typeof({name}) NOT IN ({', '.join(repr(kind) for kind in kinds)})"
-                for name, (_, kinds) in columns.items() if name in found)
+                for name, (_, kinds) in columns.items()
+                if name in found
+            )
             bad = conn.execute(f"SELECT * FROM {table} WHERE {tests} LIMIT 1").fetchone()
             if bad is not None:
                 row = dict(bad)
-                wrong = next(name for name, (_, kinds) in columns.items() if name in row
-                             and _sql_type(row[name]) not in kinds)
-                raise _damaged(self.path, f"{table} row {row.get('id')}: {wrong} is "
-                                          f"{_sql_type(row[wrong]).upper()} ({row[wrong]!r})")
+                wrong = next(
+                    name for name, (_, kinds) in columns.items() if name in row and _sql_type(row[name]) not in kinds
+                )
+                raise _damaged(
+                    self.path,
+                    f"{table} row {row.get('id')}: {wrong} is {_sql_type(row[wrong]).upper()} ({row[wrong]!r})",
+                )
 
     def check(self) -> None:
         """Open (and create) the database now; StoreUnavailable if it cannot be used."""
@@ -302,8 +334,10 @@ class HistoryStore:
 
     def _best_query(self, mode: str) -> str:
         column, direction = _BEST_ORDER[mode]
-        return (f"SELECT {self._COLUMNS} FROM games WHERE mode = ? AND rules = ? AND finished = 1 "
-                f"AND assisted = 0 ORDER BY {column} {direction}, id ASC LIMIT 1")
+        return (
+            f"SELECT {self._COLUMNS} FROM games WHERE mode = ? AND rules = ? AND finished = 1 "
+            f"AND assisted = 0 ORDER BY {column} {direction}, id ASC LIMIT 1"
+        )
 
     def best(self, mode: str, rules: str) -> GameRecord | None:
         """The personal best of this mode under this rules summary, or None (always None without a goal)."""
@@ -319,15 +353,31 @@ class HistoryStore:
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                row = (conn.execute(self._best_query(record.mode), (record.mode, record.rules)).fetchone()
-                       if has_best(record.mode) else None)
+                row = (
+                    conn.execute(self._best_query(record.mode), (record.mode, record.rules)).fetchone()
+                    if has_best(record.mode)
+                    else None
+                )
                 previous = self._row(row) if row else None  # read before writing: a bad row writes nothing
                 cursor = conn.execute(
                     "INSERT INTO games (mode, rules, finished, seconds, pieces, lines, score, pps, apm, kpp, "
                     "finesse, assisted, ending, played_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (record.mode, record.rules, int(record.finished), record.seconds, record.pieces,
-                     record.lines, record.score, record.pps, record.apm, record.kpp, record.finesse,
-                     int(record.assisted), record.ending, played_at),
+                    (
+                        record.mode,
+                        record.rules,
+                        int(record.finished),
+                        record.seconds,
+                        record.pieces,
+                        record.lines,
+                        record.score,
+                        record.pps,
+                        record.apm,
+                        record.kpp,
+                        record.finesse,
+                        int(record.assisted),
+                        record.ending,
+                        played_at,
+                    ),
                 )
                 conn.execute("COMMIT")
             except BaseException:
@@ -340,11 +390,11 @@ class HistoryStore:
     def recent(self, limit: int = 10, mode: str | None = None) -> list[GameRecord]:
         with self._connect() as conn:
             if mode is None:
-                rows = conn.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT ?",
-                                    (limit,)).fetchall()
+                rows = conn.execute(f"SELECT {self._COLUMNS} FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
             else:
-                rows = conn.execute(f"SELECT {self._COLUMNS} FROM games WHERE mode = ? ORDER BY id DESC LIMIT ?",
-                                    (mode, limit)).fetchall()
+                rows = conn.execute(
+                    f"SELECT {self._COLUMNS} FROM games WHERE mode = ? ORDER BY id DESC LIMIT ?", (mode, limit)
+                ).fetchall()
         return [self._row(r) for r in rows]
 
     def summary(self) -> list[dict[str, object]]:
@@ -353,7 +403,8 @@ class HistoryStore:
             groups = conn.execute(
                 "SELECT mode, rules, count(*) AS games, sum(finished) AS finished, sum(pieces) AS pieces, "
                 "sum(lines) AS lines, sum(seconds) AS seconds FROM games GROUP BY mode, rules "
-                "ORDER BY mode, rules").fetchall()
+                "ORDER BY mode, rules"
+            ).fetchall()
         out = []
         for group in groups:
             entry = dict(group)
@@ -369,7 +420,8 @@ class HistoryStore:
             try:
                 conn.executemany(
                     "INSERT INTO pc_attempts (setup, rules, success, seconds, played_at) VALUES (?, ?, ?, ?, ?)",
-                    [(setup, rules, int(ok), round(seconds, 3), played_at) for ok, seconds in attempts])
+                    [(setup, rules, int(ok), round(seconds, 3), played_at) for ok, seconds in attempts],
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -383,7 +435,8 @@ class HistoryStore:
             row = conn.execute(
                 "SELECT count(*) AS attempts, coalesce(sum(success), 0) AS pcs, "
                 f"avg(CASE WHEN success = 1 THEN seconds END) AS per_pc FROM pc_attempts WHERE {where}",
-                args).fetchone()
+                args,
+            ).fetchone()
         return PcStats(setup, int(row["attempts"]), int(row["pcs"]), row["per_pc"])
 
     # --- replays and reviews (schema 4) -----------------------------------------------------------------------
@@ -400,8 +453,9 @@ class HistoryStore:
             partial.write_text(text, encoding="utf-8")
             partial.replace(path)
         except OSError as error:
-            raise StoreUnavailable(f"the replay of run {game_id} cannot be saved in {path.parent} "
-                                   f"({error.strerror or error})") from error
+            raise StoreUnavailable(
+                f"the replay of run {game_id} cannot be saved in {path.parent} ({error.strerror or error})"
+            ) from error
         return path
 
     def has_replay(self, game_id: int) -> bool:
@@ -429,8 +483,10 @@ class HistoryStore:
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.execute("INSERT OR REPLACE INTO reviews (game_id, engine, accuracy, data) VALUES (?, ?, ?, ?)",
-                             (int(game_id), engine, accuracy, data))
+                conn.execute(
+                    "INSERT OR REPLACE INTO reviews (game_id, engine, accuracy, data) VALUES (?, ?, ?, ?)",
+                    (int(game_id), engine, accuracy, data),
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -443,6 +499,8 @@ class HistoryStore:
             return {}
         marks = ", ".join("?" for _ in game_ids)
         with self._connect() as conn:
-            rows = conn.execute(f"SELECT game_id, accuracy FROM reviews WHERE game_id IN ({marks}) "
-                                "AND accuracy IS NOT NULL", [int(i) for i in game_ids]).fetchall()
+            rows = conn.execute(
+                f"SELECT game_id, accuracy FROM reviews WHERE game_id IN ({marks}) AND accuracy IS NOT NULL",
+                [int(i) for i in game_ids],
+            ).fetchall()
         return {int(row["game_id"]): float(row["accuracy"]) for row in rows}

@@ -59,8 +59,14 @@ def _unsendable(request: Request) -> str | None:
 class WorkerHandle:
     """A running worker: its connection plus a way to tell if it lives and to end it."""
 
-    def __init__(self, connection: Any, alive: Callable[[], bool], stop: Callable[[], None], kill: Callable[[], None],
-                 pid: int | None = None) -> None:
+    def __init__(
+        self,
+        connection: Any,
+        alive: Callable[[], bool],
+        stop: Callable[[], None],
+        kill: Callable[[], None],
+        pid: int | None = None,
+    ) -> None:
         self.connection = connection
         self.alive = alive
         self.stop = stop
@@ -77,7 +83,10 @@ def spawn_process_worker() -> WorkerHandle:
         connection.close()
 
     return WorkerHandle(
-        connection, alive=process.is_alive, stop=lambda: stop_process(process, connection), kill=kill,
+        connection,
+        alive=process.is_alive,
+        stop=lambda: stop_process(process, connection),
+        kill=kill,
         pid=process.pid,
     )
 
@@ -223,8 +232,9 @@ class WorkerClient:
             # request and every later poll() work as usual.
             self._latest.pop(kind, None)
             self._sent_at.pop(kind, None)
-            self._local.append(WorkerFailure(request.generation, f"{type(request).__name__}: cannot be sent to the "
-                                                                 f"worker: {problem}"))
+            self._local.append(
+                WorkerFailure(request.generation, f"{type(request).__name__}: cannot be sent to the worker: {problem}")
+            )
             return
         self._latest[kind] = request
         self._sent_at[kind] = self._clock()
@@ -334,8 +344,9 @@ class WorkerClient:
             with contextlib.suppress(Exception):  # it may be gone already
                 handle.kill()
         self.status.restarts += 1
-        _log.warning("AI worker replaced (%s); restart %d; the worker's own log: %s", problem,
-                     self.status.restarts, log_path())
+        _log.warning(
+            "AI worker replaced (%s); restart %d; the worker's own log: %s", problem, self.status.restarts, log_path()
+        )
         self._schedule_retry(problem)
 
     def _schedule_retry(self, problem: str) -> None:
@@ -367,4 +378,3 @@ class WorkerClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
