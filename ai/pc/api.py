@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ai.pc.pattern import Pattern, parse_pattern
 from ai.pc.percent import Trie, TrieSearch
+from ai.pc.cover import Arrangement
 from ai.pc.search import Problem, Solution, gc_paused, searcher_for
 from ai.pc.verify import replay
 from game.board import WIDTH, Bitboard, Board
@@ -35,10 +36,20 @@ class SolveResult:
         return bool(self.solutions)
 
 
-def solve(board: Board | Bitboard, queue: list[Piece] | tuple[Piece, ...], *, hold: Piece | None = None,
-          use_hold: bool = True, rules: Rules | None = None, soft_drop: bool = True, lines: int = 4,
-          find_all: bool = False, limit: int = 10_000, budget_ms: float | None = None,
-          verify: bool = True) -> SolveResult:
+def solve(
+    board: Board | Bitboard,
+    queue: list[Piece] | tuple[Piece, ...],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    soft_drop: bool = True,
+    lines: int = 4,
+    find_all: bool = False,
+    limit: int = 10_000,
+    budget_ms: float | None = None,
+    verify: bool = True,
+) -> SolveResult:
     """Perfect clears of `lines` rows for the queue (first piece = piece in play) and hold piece.
 
     find_all=False: the first solution found (or none). find_all=True: every distinct solution (distinct
@@ -55,6 +66,70 @@ def solve(board: Board | Bitboard, queue: list[Piece] | tuple[Piece, ...], *, ho
     return SolveResult(solutions, stats.elapsed_ms, stats.nodes, stats.truncated)
 
 
+# single-queue searches finding no PC before percent hands the queues left to the trie search
+PERCENT_SINGLE_LOSSES = 8
+
+
+def _start_cover(arrangement: Arrangement, hold: Piece | None, use_hold: bool, root, token: object) -> int:
+    """Leaves of the trie (root numbering) whose queue builds the arrangement, hold starting as given."""
+    if use_hold and hold is None:  # the piece in play fills the buffer (see ai.pc.search)
+        won = 0
+        for piece, sub in root.children.items():
+            won |= (arrangement.cover(piece, sub, token, use_hold) & sub.leaves) << root.offsets[piece]
+        return won
+    return arrangement.cover(hold if use_hold else None, root, token, use_hold)
+
+
+def _witnessed(
+    bits: Bitboard,
+    lines: int,
+    hold: Piece | None,
+    use_hold: bool,
+    trie: Trie,
+    rules: Rules,
+    soft_drop: bool,
+    search: TrieSearch,
+) -> int:
+    """Leaves proved to succeed by arrangements: a single-queue search for a leaf no arrangement builds yet,
+    whose PC then wins every leaf that can build it (ai.pc.cover). Stops after PERCENT_SINGLE_LOSSES leaves
+    without a PC (those and the rest are left to the trie search) or when the budget runs out."""
+    searcher = searcher_for(rules, soft_drop)
+    token = object()
+    won = lost = 0
+    everything = trie.root.leaves
+    deadline = search.deadline
+    while won | lost != everything and lost.bit_count() < PERCENT_SINGLE_LOSSES:
+        rest = everything & ~won & ~lost
+        leaf = (rest & -rest).bit_length() - 1
+        left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
+        if left_ms is not None and left_ms <= 0:
+            search.truncated = True
+            break
+        found, stats = searcher.solve(Problem(bits, lines, trie.sequences[leaf], hold, use_hold), budget_ms=left_ms)
+        if stats.truncated:
+            search.truncated = True
+            break
+        if not found:
+            lost |= 1 << leaf
+            continue
+        arrangement = Arrangement.from_steps(searcher.gen, bits, lines, found[0].steps)
+        won |= _start_cover(arrangement, hold, use_hold, trie.root, token) | 1 << leaf
+    return won
+
+
+def search_rest(search: TrieSearch, bits: Bitboard, lines: int, hold: Piece | None, root, won: int) -> int:
+    """The trie search for the leaves not won yet."""
+    if search.use_hold and hold is None:
+        result = 0
+        for piece, sub in root.children.items():
+            offset = root.offsets[piece]
+            need = ~(won >> offset) & sub.leaves
+            if need:
+                result |= search.run(bits, lines, piece, sub, need) << offset
+        return result
+    return search.run(bits, lines, hold if search.use_hold else None, root, ~won & root.leaves)
+
+
 @dataclass
 class PercentResult:
     success: int
@@ -68,9 +143,17 @@ class PercentResult:
         return self.success / self.total if self.total else 0.0
 
 
-def percent(board: Board | Bitboard, pattern: str | Pattern | list[tuple[Piece, ...]], *,
-            hold: Piece | None = None, use_hold: bool = True, rules: Rules | None = None,
-            soft_drop: bool = True, lines: int = 4, budget_ms: float | None = None) -> PercentResult:
+def percent(
+    board: Board | Bitboard,
+    pattern: str | Pattern | list[tuple[Piece, ...]],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    soft_drop: bool = True,
+    lines: int = 4,
+    budget_ms: float | None = None,
+) -> PercentResult:
     """For every queue of the pattern, whether a PC exists; counts as solution-finder's `percent`.
 
     Queues shorter than the pieces needed count as failures. Raises PatternError / PCInputError.
@@ -106,7 +189,10 @@ def percent(board: Board | Bitboard, pattern: str | Pattern | list[tuple[Piece, 
     for prefixes in by_length.values():
         trie = Trie(prefixes)
         search = TrieSearch(gen, use_hold, budget_ms)
-        won = search.from_start(bits, lines, hold, trie.root)
+        with gc_paused():
+            won = _witnessed(bits, lines, hold, use_hold, trie, rules, soft_drop, search)
+            if won != trie.root.leaves and not search.truncated:
+                won |= search_rest(search, bits, lines, hold, trie.root, won)
         truncated |= search.truncated
         for index, prefix in enumerate(trie.sequences):
             if won >> index & 1:
@@ -123,8 +209,11 @@ def warm_up() -> None:
     after an install and caches them) by solving a small problem, so the first real search does not pay it."""
     from ai.pc.tiling import tileable
 
-    solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
-          verify=False)
-    solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
-          soft_drop=False, verify=False)
+    solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
+    solve(
+        0,
+        [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L],
+        soft_drop=False,
+        verify=False,
+    )
     tileable(0, 4, (2,) * 7)  # the entry point the percent and chance searches use

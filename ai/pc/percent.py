@@ -89,6 +89,11 @@ class TrieSearch:
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
 
+    @property
+    def deadline(self) -> float | None:
+        """The `time.perf_counter()` instant the search stops at (None: no limit)."""
+        return self._deadline
+
     def set_deadline(self, deadline: float | None) -> None:
         """Stop at this `time.perf_counter()` instant instead (None: no limit)."""
         self._deadline = deadline
@@ -97,7 +102,7 @@ class TrieSearch:
         if held is None:
             return node.max_counts
         c = node.max_counts
-        return c[:held] + (c[held] + 1,) + c[held + 1:]
+        return c[:held] + (c[held] + 1,) + c[held + 1 :]
 
     def viable(self, bits: Bitboard, h: int, node: Node, held: Piece | None) -> bool:
         needed = (WIDTH * h - bits.bit_count()) // 4
