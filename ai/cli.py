@@ -44,8 +44,8 @@ def placements_as_dicts(placements) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from game.movegen import find_moves
     from game.board import Board
+    from game.movegen import find_moves
     from game.pieces import Piece
     from game.rules import Rules
 

@@ -196,7 +196,7 @@ def _fit_columns(board, fit_cells):
 
 
 @njit(cache=True, nogil=True)
-def _search(board, fit_cells, kick_span, kick_tests, canon, info, soft_drop):
+def _search(board, fit_cells, kick_span, kick_tests, canon, info, soft_drop):  # noqa: C901 - the numba BFS kernel, step for step the search of game.movegen._search, in one function for speed
     """The BFS of game.movegen._search on the board as 52 little-endian bytes. Returns int64 [n]: state * 4 + spin
     per placement (n = 0 if the piece cannot spawn), sorted by state when imitating game.movegen's flood fill."""
     s0 = info[0]

@@ -160,10 +160,13 @@ class MctsEngine(BeamEngine):
         while len(seq) < need:
             outcomes = model.outcomes(bag_state)
             roll = self.rng.random()
-            for piece, prob, after in outcomes:
-                roll -= prob
+            chosen = outcomes[-1]  # the last one if rounding leaves `roll` a hair above 0
+            for outcome in outcomes:
+                roll -= outcome[1]
                 if roll <= 0:
+                    chosen = outcome
                     break
+            piece, _, after = chosen
             seq, bag_state = seq + (piece,), after
         return tree.node, seq, bag_state
 

@@ -33,7 +33,7 @@ from ai.search import DEAD, BeamEngine, Budget, SearchState
 from game.board import Board
 from game.engine import Game
 from game.events import Held, Locked, Undone
-from game.finesse import Key, minimal_keys
+from game.finesse import minimal_keys
 from game.handling import Button
 from game.movement import Spin
 from game.pieces import Piece, Rotation
@@ -231,7 +231,7 @@ class ReviewEngine(BeamEngine):
 
     root_filter: Callable[[Any], bool] | None = None
 
-    def _expand(self, node, seq, allow_hold=True):  # noqa: ANN001 - BeamEngine's private signature
+    def _expand(self, node, seq, allow_hold=True):  # untyped: BeamEngine's private signature
         kids = super()._expand(node, seq, allow_hold)
         if node.first is None and self.root_filter is not None:
             kids = [kid for kid in kids if self.root_filter(kid)]

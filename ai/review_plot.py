@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,7 @@ def render(model: GraphModel, width: int = 900, height: int = 300) -> np.ndarray
         gy = top + k * (bottom - top) / 4
         _line(img, left, gy, right, gy, GRID)
     for series, colour, w in ((model.best, BEST_LINE, 2), (model.played, PLAYED_LINE, 1)):
-        for (x0, y0), (x1, y1) in zip(series, series[1:]):
+        for (x0, y0), (x1, y1) in pairwise(series):
             _line(img, *px(x0, y0), *px(x1, y1), colour, w)
     for _, x, y, cls in model.markers:
         cx, cy = px(x, y)

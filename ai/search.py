@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ai.eval import Evaluator, LinearEvaluator, load_evaluator
-from game.movegen import find_moves, generate_raw
 from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
 from game.finesse import Key, Placement
+from game.movegen import find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
 from game.randomizer import RANDOMIZERS, Randomizer

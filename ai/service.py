@@ -14,8 +14,20 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
-from ai.protocol import ENGINES, Answer, Move, PcAnswer, PcRequest, Request, Snapshot, Suggestion, SuggestRequest
-from ai.protocol import BuildRequest, ReviewAnswer, ReviewRequest
+from ai.protocol import (
+    ENGINES,
+    Answer,
+    BuildRequest,
+    Move,
+    PcAnswer,
+    PcRequest,
+    Request,
+    ReviewAnswer,
+    ReviewRequest,
+    Snapshot,
+    Suggestion,
+    SuggestRequest,
+)
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
 from game.rules import Rules, per_rules

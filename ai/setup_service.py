@@ -82,7 +82,7 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
             firsts.setdefault((head.piece, head.mask, head.hold), way)
             break
     best: tuple[Way | None, float] = (None, 0.0)
-    for (piece, mask, _), way in firsts.items():
+    for (_, mask, _), way in firsts.items():
         head = way.placements[0]
         left = shape.must & ~mask
         if not left:

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from game.board import Board
 from game.config import GameConfig
 from game.engine import Game
-from game.movegen import find_moves
 from game.handling import Button
+from game.movegen import find_moves
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from game.scoring import lock_piece

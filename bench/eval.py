@@ -31,8 +31,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
@@ -43,6 +42,8 @@ from game.movegen import find_moves
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from game.scoring import lock_piece
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HEIGHT_BANDS = {"low 1-6": (1, 6), "mid 7-12": (7, 12), "high 13-20": (13, 20)}
 

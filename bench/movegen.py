@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from game.movegen import find_moves, generate_raw
 from game.board import FULL_MASK, PIECE_MASKS, Board, filled_columns
-from tests.oracle_movegen import find_placements
+from game.movegen import find_moves, generate_raw
 from game.pieces import Piece, Rotation
 from game.rules import Rules
+from tests.oracle_movegen import find_placements
 
 FIELDS: dict[str, list[str]] = {
     "empty": [],

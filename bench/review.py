@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai.recorded import play_recorded  # noqa: E402
-from ai.review import CLASSES, THRESHOLDS, classify, make_review_engine, review_turns, turns_of  # noqa: E402
+from ai.recorded import play_recorded
+from ai.review import CLASSES, THRESHOLDS, classify, make_review_engine, review_turns, turns_of
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -21,14 +21,15 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from game.board import Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.randomizer import make_randomizer
 from game.scoring import lock_piece
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SPINS = {"none": Spin.NONE, "mini": Spin.MINI, "full": Spin.FULL}
 
@@ -144,7 +145,7 @@ def main() -> None:
     args = parser.parse_args()
     infos, readies = [], []
     bot = None
-    for index in range(args.launches):
+    for _ in range(args.launches):
         if bot is not None:
             bot.close()
         bot, info_ms, ready_ms = launch(args.budget_ms)

@@ -15,13 +15,13 @@ GRAVITY_UNIT = 60 * 4096  # sub-cell units per cell (a multiple of 60, so 1/60 G
 MAX_GRAVITY = 20.0  # 20G: the piece falls to the floor within the tick
 
 
-class LockMode(str, Enum):
+class LockMode(str, Enum):  # noqa: UP042 - StrEnum would change str() and f-strings of members; kept (compared, pickled, printed)
     MOVE_RESET = "move_reset"  # guideline: moves and rotations reset the timer, at most `move_reset_limit` times
     STEP_RESET = "step_reset"  # only reaching a new lowest row resets the timer
     INFINITE = "infinite"  # every move resets the timer, without limit
 
 
-class GravityMode(str, Enum):
+class GravityMode(str, Enum):  # noqa: UP042 - StrEnum would change str() and f-strings of members; kept (compared, pickled, printed)
     LEVEL = "level"  # the guideline curve, faster every `level_lines` lines
     FIXED = "fixed"  # `gravity` cells per tick (20 = 20G)
 

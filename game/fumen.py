@@ -587,6 +587,33 @@ def _position(operation: Operation, page: int) -> int:
     return (FIELD_HEIGHT - 1 - y) * WIDTH + x
 
 
+def _action_digits(page: Page, number: int, has_comment: bool) -> list[int]:
+    """The 3 digits of a page's flags and operation."""
+    flags = page.flags
+    value = 0
+    for bit in (not flags.lock, has_comment, flags.colorize, flags.mirror, flags.rise):
+        value = value * 2 + bool(bit)
+    if page.operation is None:
+        value = value * _CELLS * 32  # no piece: position, rotation and kind all 0, as the reference
+    else:
+        value = value * _CELLS + _position(page.operation, number)
+        value = value * 4 + _ROTATIONS.index(page.operation.rotation)
+        value = value * 8 + _PIECE_CODE[page.operation.piece]
+    return _digits(value, 3)
+
+
+def _comment_digits(comment: str, number: int) -> list[int]:
+    """The digits of a stored comment: its escaped length, then 4 characters per 5 digits."""
+    escaped = js_escape(comment)
+    if len(escaped) > _MAX_COMMENT:
+        raise FumenError(f"page {number}: comment too long ({len(escaped)} escaped characters, at most {_MAX_COMMENT})")
+    out = _digits(len(escaped), 2)
+    for start in range(0, len(escaped), 4):
+        chunk = sum(_COMMENT_TABLE.index(c) * _COMMENT_BASE**i for i, c in enumerate(escaped[start : start + 4]))
+        out += _digits(chunk, 5)
+    return out
+
+
 def encode(pages: Sequence[Page]) -> str:
     """Encode pages as a ``v115@`` code, byte for byte as tetris-fumen 1.1.3.
 
@@ -632,31 +659,11 @@ def encode(pages: Sequence[Page]) -> str:
         if prev_quiz is not None and page.flags.lock:
             prev_quiz = prev_quiz.after(piece)
 
-        flags = page.flags
-        value = 0
-        for bit in (not flags.lock, new_comment is not None, flags.colorize, flags.mirror, flags.rise):
-            value = value * 2 + bool(bit)
-        if page.operation is None:
-            value = value * _CELLS * 32  # no piece: position, rotation and kind all 0, as the reference
-        else:
-            value = value * _CELLS + _position(page.operation, number)
-            value = value * 4 + _ROTATIONS.index(page.operation.rotation)
-            value = value * 8 + _PIECE_CODE[page.operation.piece]
-        out += _digits(value, 3)
+        out += _action_digits(page, number, new_comment is not None)
         if new_comment is not None:
-            escaped = js_escape(new_comment)
-            if len(escaped) > _MAX_COMMENT:
-                raise FumenError(
-                    f"page {number}: comment too long ({len(escaped)} escaped characters, at most {_MAX_COMMENT})"
-                )
-            out += _digits(len(escaped), 2)
-            for start in range(0, len(escaped), 4):
-                chunk = sum(
-                    _COMMENT_TABLE.index(c) * _COMMENT_BASE**i for i, c in enumerate(escaped[start : start + 4])
-                )
-                out += _digits(chunk, 5)
+            out += _comment_digits(new_comment, number)
         try:
-            _lock(cells, page.operation, flags)
+            _lock(cells, page.operation, page.flags)
         except FumenError as error:
             raise FumenError(f"page {number}: {error}") from None
         prev = cells

@@ -33,7 +33,7 @@ from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, SpinRule, per_rules
 
 
-class Key(str, Enum):
+class Key(str, Enum):  # noqa: UP042 - StrEnum would change str() and f-strings of members; kept (compared, pickled, printed)
     LEFT = "left"
     RIGHT = "right"
     DAS_LEFT = "das_left"
@@ -180,7 +180,7 @@ def _fit_columns(tables: _PieceTables, shifted: list[list[int]]) -> list[int]:
 _shifted_for = functools.lru_cache(maxsize=64)(shifted_columns)
 
 
-def _search(
+def _search(  # noqa: C901 - the BFS inner loop is kept in one function for speed (bench/movegen.py)
     bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool, start: tuple[Rotation, int, int] | None
 ) -> tuple[_PieceTables, dict[int, int], dict[int, tuple]]:
     """The breadth-first search. Returns (tables, link, best).
@@ -406,7 +406,7 @@ def find_moves(
     bits = board.bits if isinstance(board, Board) else board
     tables, link, best = _search(bits, piece, rules, soft_drop, start)
     result = []
-    for final, landed, spin, tail, code in sorted(best.values(), key=lambda entry: entry[0]):
+    for _final, landed, spin, tail, code in sorted(best.values(), key=lambda entry: entry[0]):
         keys = _keys_of(link, tail, code)
         result.append(
             Placement(
@@ -440,7 +440,7 @@ def _fall(reach: int, free: int) -> int:
     return fill & free & ~(free << 1)
 
 
-def _reachable_landings(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_PieceTables, list[int]]:
+def _reachable_landings(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_PieceTables, list[int]]:  # noqa: C901 - the bit-parallel flood fill is kept in one loop for speed (bench/movegen.py)
     """Bit-parallel flood fill over (rotation, x) columns of y-positions: the set of reachable states under one-column
     shifts (DAS is a repeat of them), kicked rotations and drops to the floor (soft drop), like the reference search,
     but without distances or kicks. Returns, per (rotation, xi) index, the landing positions of reachable states."""

@@ -16,10 +16,10 @@ Cell = tuple[int, int]
 class Piece(IntEnum):
     """A tetromino kind. The order (alphabetical) is the order pieces are listed in a fresh bag."""
 
-    I = 0
+    I = 0  # noqa: E741 - the tetromino's name
     J = 1
     L = 2
-    O = 3
+    O = 3  # noqa: E741 - the tetromino's name
     S = 4
     T = 5
     Z = 6

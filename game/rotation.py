@@ -99,21 +99,8 @@ def _parse_piece_group(group: str, where: str) -> list[Piece]:
     return pieces
 
 
-def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> RotationSystem:
-    """Validate a parsed kick-table document and build the system. Raises KickTableError naming the problem."""
-    if not isinstance(data, dict):
-        raise KickTableError(f"{source}: expected a table at the top level")
-    known = {"name", "description", "kicks", "offsets"}
-    for key in data:
-        if key not in known:
-            raise KickTableError(f"{source}: unknown key {key!r} (allowed: {', '.join(sorted(known))})")
-    name = data.get("name", Path(source).stem)
-    description = data.get("description", "")
-    if not isinstance(name, str) or not name.strip():
-        raise KickTableError(f"{source}: 'name' must be a non-empty string")
-    if not isinstance(description, str):
-        raise KickTableError(f"{source}: 'description' must be a string")
-
+def _parse_kicks(data: dict[str, Any], source: str) -> dict[tuple[Piece, str], tuple[Cell, ...]]:
+    """The written kick tests per (piece, transition) of the document's `kicks` table."""
     table: dict[tuple[Piece, str], tuple[Cell, ...]] = {}
     kicks = data.get("kicks", {})
     if not isinstance(kicks, dict):
@@ -133,7 +120,11 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
                 if (piece, transition) in table:
                     raise KickTableError(f"{where}.{transition}: piece {piece.name} already has this transition")
                 table[piece, transition] = cells
+    return table
 
+
+def _parse_offsets(data: dict[str, Any], source: str) -> dict[Piece, tuple[Cell, Cell, Cell, Cell]]:
+    """SRS's offsets with those of the document's `offsets` table in their place."""
     offsets = dict(SRS_OFFSETS)
     raw_offsets = data.get("offsets", {})
     if not isinstance(raw_offsets, dict):
@@ -143,9 +134,29 @@ def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> Rotat
         pieces = _parse_piece_group(letter, where)
         if not isinstance(states, dict) or sorted(states) != sorted("0R2L"):
             raise KickTableError(f"{where}: expected exactly the states 0, R, 2 and L")
-        parsed = tuple(_parse_cell(states[s], f"{where}.{s}") for s in "0R2L")
+        north, east, south, west = (_parse_cell(states[s], f"{where}.{s}") for s in "0R2L")
         for piece in pieces:
-            offsets[piece] = parsed  # type: ignore[assignment]
+            offsets[piece] = (north, east, south, west)
+    return offsets
+
+
+def build_rotation_system(data: dict[str, Any], source: str = "<data>") -> RotationSystem:
+    """Validate a parsed kick-table document and build the system. Raises KickTableError naming the problem."""
+    if not isinstance(data, dict):
+        raise KickTableError(f"{source}: expected a table at the top level")
+    known = {"name", "description", "kicks", "offsets"}
+    for key in data:
+        if key not in known:
+            raise KickTableError(f"{source}: unknown key {key!r} (allowed: {', '.join(sorted(known))})")
+    name = data.get("name", Path(source).stem)
+    description = data.get("description", "")
+    if not isinstance(name, str) or not name.strip():
+        raise KickTableError(f"{source}: 'name' must be a non-empty string")
+    if not isinstance(description, str):
+        raise KickTableError(f"{source}: 'description' must be a string")
+
+    table = _parse_kicks(data, source)
+    offsets = _parse_offsets(data, source)
 
     tests: dict[tuple[Piece, Rotation, Rotation], tuple[Cell, ...]] = {}
     for piece in Piece:

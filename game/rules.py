@@ -17,7 +17,7 @@ SPAWN_X = 4
 SPAWN_Y = 20
 
 
-class SpinRule(str, Enum):
+class SpinRule(str, Enum):  # noqa: UP042 - StrEnum would change str() and f-strings of members; kept (compared, pickled, printed)
     """Which rotations into place score as spins."""
 
     T_SPIN = "tspin"  # guideline: T pieces only, 3-corner rule with mini/full

@@ -18,13 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai.review import review_replay  # noqa: E402
-from ai.search import Budget, SearchState, make_engine  # noqa: E402
-from game.config import GameConfig  # noqa: E402
-from game.engine import Game  # noqa: E402
-from game.executor import KeyExecutor  # noqa: E402
-from game.replay import Replay  # noqa: E402
-from ui.store import GameRecord, HistoryStore  # noqa: E402
+from ai.review import review_replay
+from ai.search import Budget, SearchState, make_engine
+from game.config import GameConfig
+from game.engine import Game
+from game.executor import KeyExecutor
+from game.replay import Replay
+from ui.store import GameRecord, HistoryStore
 
 
 def play(seed: int, stage: int, gap: int) -> Game:

@@ -131,7 +131,7 @@ def migrate(data: dict[str, Any]) -> Migrated:
                 raise LookupError(f"no migration from version {version}")
             result.data = step(dict(result.data))
         # A migration bug must not cost the player their settings.
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:  # noqa: BLE001 - see above: any migration bug keeps the file as it stands
             result.problems.append(
                 f"could not upgrade settings from version {version} ({error}); read what was valid as it stands"
             )

@@ -169,7 +169,7 @@ def _parse_by_statements(lines: list[str], outcome: ParseOutcome) -> None:
         if stripped.startswith("["):
             parsed, error = _loads(lines[i])
             duplicate = None if parsed is None else _merge(data, parsed)
-            if parsed is None or duplicate is not None and not stripped.startswith("[["):
+            if parsed is None or (duplicate is not None and not stripped.startswith("[[")):
                 why = _reason(error) if error else _duplicate_reason("", lines[i], str(duplicate))
                 outcome.errors.append((i + 1, why))
                 header = None

@@ -20,7 +20,6 @@ from typing import Any
 
 import platformdirs
 import tomli_w
-
 from pydantic import ValidationError
 
 from settings.errors import SettingsError

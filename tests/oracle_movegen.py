@@ -24,11 +24,10 @@ from game.movement import Spin, detect_spin, drop_y, fits, kick_offset, slide, t
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
-
 _ROTATIONS = ((Key.CW, 1), (Key.CCW, -1), (Key.FLIP, 2))
 
 
-def find_placements(
+def find_placements(  # noqa: C901 - the reference search is kept whole, to be read against the rules as the oracle
     board: Board | Bitboard,
     piece: Piece,
     rules: Rules,

@@ -255,11 +255,13 @@ def test_train_out_must_be_a_writable_file(capsys, tmp_path) -> None:
             "unknown features",
         ),
         (
-            '{"features": ["holes"], "mean": [NaN], "sigma": [1], "generation": 0, "rng": 1, "best": null, "history": []}',
+            '{"features": ["holes"], "mean": [NaN], "sigma": [1], "generation": 0, "rng": 1, "best": null, '
+            '"history": []}',
             "mean must be a list of 1 finite numbers",
         ),
         (
-            '{"features": ["holes"], "mean": [1], "sigma": [1], "generation": -1, "rng": 1, "best": null, "history": []}',
+            '{"features": ["holes"], "mean": [1], "sigma": [1], "generation": -1, "rng": 1, "best": null, '
+            '"history": []}',
             "generation must be a whole number",
         ),
         (

@@ -11,8 +11,8 @@ pytest.importorskip("numba", reason="ai.jit_movegen needs numba")
 
 from ai import jit_movegen
 from game import movegen
-from game.movegen import RawPlacement
 from game.board import PIECE_MASKS, Board
+from game.movegen import RawPlacement
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rotation import build_rotation_system
@@ -29,7 +29,7 @@ RULE_SETS = {
 FIELDS_PER_RULE_SET = 60
 
 
-def slotted_field(rng: random.Random) -> int:
+def slotted_field(rng: random.Random) -> int:  # noqa: C901 - four kinds of field from one rng stream, read top to bottom; the draws per seed stay in this order
     """A field built to contain spin slots, no full rows. Four kinds: a random-walk skyline with holes, that
     skyline with bars floating 1-2 rows above it (caves entered by a shift, a tuck or a kick), a filled stack
     with a T-slot (one-cell foot, three-cell waist, roof cell on one side) carved under its top, or random rows
@@ -239,9 +239,9 @@ def test_custom_kick_table_is_read_as_data() -> None:
 
 
 def test_far_kicks_and_odd_spawns_agree_with_the_reference_search() -> None:
-    """Inputs that once broke game.movegen, checked against the reference search (tests/oracle_movegen.py): a legal kick file whose
-    offsets make an effective kick of 12 rows (it raised "negative shift count"), and a spawn column outside the
-    field (its flood fill read another rotation's column and found a placement)."""
+    """Inputs that once broke game.movegen, checked against the reference search (tests/oracle_movegen.py): a
+    legal kick file whose offsets make an effective kick of 12 rows (it raised "negative shift count"), and a spawn
+    column outside the field (its flood fill read another rotation's column and found a placement)."""
     from tests.oracle_movegen import find_placements
 
     doc = {

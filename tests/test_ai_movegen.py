@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from game.movegen import find_moves, generate_raw
 from game.board import PIECE_MASKS, Board
 from game.finesse import Key
-from tests.oracle_movegen import find_placements
+from game.movegen import Placement, find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
 from game.scoring import lock_piece
+from tests.oracle_movegen import find_placements
 
 
 def random_field(rng: random.Random) -> int:
@@ -176,7 +176,10 @@ def test_tuck_needs_soft_drop() -> None:
     # A floating overhang over columns 0-3: the cells under it are reached only by soft drop and a shift.
     field = Board.from_rows(["XXXX______", "__________"])
     rules = Rules.named("srs")
-    under = lambda placements: [p for p in placements if p.mask & 0b1111]
+
+    def under(placements: list[Placement]) -> list[Placement]:
+        return [p for p in placements if p.mask & 0b1111]
+
     full = under(find_moves(field, Piece.I, rules))
     hard = under(find_moves(field, Piece.I, rules, soft_drop=False))
     assert not hard
@@ -210,11 +213,14 @@ def test_tst_needs_the_tst_kick() -> None:
 
 def test_tspin_mini_only_with_kicks() -> None:
     board = Board.from_rows(["_XXXXXXXXX"])
-    minis = lambda rules: [
-        p
-        for p in find_moves(board, Piece.T, rules)
-        if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
-    ]
+
+    def minis(rules: Rules) -> list[Placement]:
+        return [
+            p
+            for p in find_moves(board, Piece.T, rules)
+            if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
+        ]
+
     assert minis(Rules.named("srs"))
     assert not minis(Rules.named("none"))
 

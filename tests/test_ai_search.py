@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from game.movegen import generate_raw
 from ai.search import BeamEngine, Budget, SearchState, make_engine
 from game.board import Board
+from game.movegen import generate_raw
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules

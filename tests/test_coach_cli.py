@@ -52,7 +52,7 @@ def test_bag_state_refuses_impossible_and_unknowable_bags():
         bag_state(parse_queue("TTIJLS"), 0)
     with pytest.raises(CoachInputError, match="unknown"):
         bag_state(parse_queue("TIJ"), 2)
-    with pytest.raises(CoachInputError, match="0..6"):
+    with pytest.raises(CoachInputError, match=r"0\.\.6"):
         bag_state(parse_queue("TIJ"), 7)
 
 

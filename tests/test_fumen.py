@@ -125,7 +125,7 @@ def test_field_text_round_trip_and_board_conversion() -> None:
 
 
 def test_field_rejects_bad_text_and_tall_boards() -> None:
-    with pytest.raises(FumenError, match="row 1 .* 9 cells"):
+    with pytest.raises(FumenError, match=r"row 1 .* 9 cells"):
         Field.from_text("IIIIIIIII\n__________")
     with pytest.raises(FumenError, match="bad cell 'Q'"):
         Field.from_text("IIIIIIIIIQ\n__________")

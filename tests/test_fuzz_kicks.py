@@ -4,6 +4,7 @@ system or raises a one-line KickTableError naming the file."""
 from __future__ import annotations
 
 import os
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -76,9 +76,8 @@ def test_ghost_hint_is_drawn_where_the_suggestion_says(app_screen):
     assert move.piece == scene.game.active.piece
     app.draw(screen)
     lay = play_layout(screen.get_size(), app.settings.display.scale)
-    from ui.coach import move_cells
-
     from game.pieces import COLOURS
+    from ui.coach import move_cells
 
     cells = set(move_cells(move))
     r0, g0, b0 = COLOURS[move.piece]

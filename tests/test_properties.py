@@ -10,8 +10,8 @@ from game.config import GameConfig, GravityMode
 from game.engine import Game
 from game.events import Locked
 from game.executor import play_keys
-from game.movegen import find_moves
 from game.handling import Button, Handling
+from game.movegen import find_moves
 from game.pieces import Piece
 from game.rules import Rules
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,7 @@ class TestTurns:
         assert all(len(t.queue) == 5 for t in turns)
         assert all(t.presses and t.presses[-1] == "⤓" for t in turns)  # each piece ends with its hard drop
         assert turns[-1].board_after.bits == game.board.bits
-        for before, after in zip(turns, turns[1:]):
+        for before, after in pairwise(turns):
             assert after.board.bits == before.board_after.bits
 
 

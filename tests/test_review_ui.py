@@ -140,7 +140,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     assert last["finesse"] == 2 and last["optimal_keys"]
     optimal = " ".join(last["optimal_keys"]).replace("⤓", "drop")
     assert (f"Finesse fault +2 — optimal: {optimal}", (240, 96, 96)) in review.placement_lines()
-    assert f"Keys: ← → ← ← drop  (5)" in [text for text, _ in review.placement_lines()]
+    assert "Keys: ← → ← ← drop  (5)" in [text for text, _ in review.placement_lines()]
 
     # kept in the history: the next visit reads the cached review
     assert app.store.cached_review(run.id)[0] == review.engine

@@ -187,7 +187,7 @@ def test_folder_named_settings_toml_is_an_error_and_nothing_is_saved(path: Path)
     result = load_settings(path)
     assert result.problems[0].startswith("could not read settings.toml: it is a folder, not a file")
     assert result.unreadable and len(result.problems) == 1
-    with pytest.raises(IsADirectoryError, match="settings.toml is a folder, not a file; nothing was saved"):
+    with pytest.raises(IsADirectoryError, match=r"settings\.toml is a folder, not a file; nothing was saved"):
         save_settings(result.settings, path)
     assert list(path.iterdir()) == []  # the save used to "succeed" into settings.toml/settings.toml
 

@@ -179,7 +179,7 @@ class TestLoading:
         assert len(load_library(self._write(tmp_path, good))) == 1
         with pytest.raises(LibraryError, match="used twice"):
             load_library(self._write(tmp_path, good + "\n" + good))
-        with pytest.raises(LibraryError, match="x.toml"):
+        with pytest.raises(LibraryError, match=r"x\.toml"):
             load_library(self._write(tmp_path, "[[setup]\n"))
 
 

@@ -231,9 +231,9 @@ def test_legend_explains_every_hint_key_glyph(app, monkeypatch):
     _go_to(app, scene, "ai", "think_budget_ms")  # the legend follows the Coach settings
     text = drawn.of(app)
     assert "Hint keys" in text
-    for key, glyph in KEY_GLYPHS.items():
-        shown = [label for label in (glyph, "⇓", KEY_ASCII[key]) if f"{label} {KEY_MEANINGS[key]}" in text]
-        assert shown, f"no legend entry for {glyph} ({KEY_MEANINGS[key]})"
+    for name, glyph in KEY_GLYPHS.items():
+        shown = [label for label in (glyph, "⇓", KEY_ASCII[name]) if f"{label} {KEY_MEANINGS[name]}" in text]
+        assert shown, f"no legend entry for {glyph} ({KEY_MEANINGS[name]})"
     assert "HOLD hold first" in text
     # the legend is read, not chosen: moving down from the last Coach setting skips it
     tap(app, "down")

@@ -128,7 +128,7 @@ def test_ping_is_answered_during_work() -> None:
 def test_a_handler_exception_is_reported_and_the_worker_lives_on() -> None:
     def fragile(request, should_stop, send) -> None:
         if isinstance(request, SuggestRequest):
-            raise RuntimeError("engine exploded")  # noqa: TRY004 - a stand-in for any engine failure
+            raise RuntimeError("engine exploded")  # a stand-in for any engine failure
         send(PcAnswer(request.generation, solvable=False))
 
     with WorkerClient(lambda: spawn_thread_worker(fragile)) as client:

@@ -256,7 +256,7 @@ class ScriptRunner:
         return not self.steps and self.wait == 0 and not self.release
 
 
-def run(
+def run(  # noqa: C901 - the window's life in order: open it, the fixed-step loop, shut down
     *,
     screenshot: str | None = None,
     frames: int | None = None,

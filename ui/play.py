@@ -254,7 +254,7 @@ class PlayScene(Scene):
         ):
             self.finish()
 
-    def update(self) -> None:
+    def update(self) -> None:  # noqa: C901 - one tick in the order the rules apply: countdown, end, undo, coach, game tick, its events
         self.clock += 1
         buttons = self.app.input.tick_buttons()
         if self.countdown > 0:

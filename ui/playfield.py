@@ -121,7 +121,7 @@ def _fmt_time(seconds: float) -> str:
     return f"{int(minutes)}:{rest:05.2f}"
 
 
-def draw_play(surface: pygame.Surface, scene) -> None:
+def draw_play(surface: pygame.Surface, scene) -> None:  # noqa: C901 - the play screen drawn in layout order; each branch is one optional panel
     settings = scene.app.settings
     display = settings.display
     game = scene.game

@@ -258,7 +258,7 @@ class ReviewScene(Scene):
         return self.review
 
     # --- input --------------------------------------------------------------------------------------------
-    def handle(self, event) -> None:
+    def handle(self, event) -> None:  # noqa: C901 - one branch per key of the review screen
         if event.type == pygame.KEYDOWN:
             key = event.key
             if key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):

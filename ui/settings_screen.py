@@ -203,7 +203,9 @@ def _rows() -> list[Row]:
             "hint_enabled",
             "Hint",
             "bool",
-            help="Show the engine's suggested placement as a hatched ghost; {toggle_hint} turns it on and off in a game.",
+            help=(
+                "Show the engine's suggested placement as a hatched ghost; {toggle_hint} turns it on and off in a game."
+            ),
         ),
         Row(
             "ai",
@@ -241,7 +243,10 @@ def _rows() -> list[Row]:
             "Evaluation weights",
             "choice",
             weight_names(),
-            help="How the engine judges a board: modern = guideline play (T-spins, B2B, PCs); the others play for survival.",
+            help=(
+                "How the engine judges a board: modern = guideline play (T-spins, B2B, PCs); the others play "
+                "for survival."
+            ),
         ),
         Row(
             "ai",
@@ -457,7 +462,7 @@ class SettingsScene(Scene):
                 self.index = index
                 return
 
-    def handle(self, event) -> None:
+    def handle(self, event) -> None:  # noqa: C901 - one branch per key, the text box first
         if self.editing_text is not None:
             if event.type == pygame.TEXTINPUT:
                 self.editing_text += event.text

@@ -245,7 +245,7 @@ class WorkerClient:
                 self._fault(f"send failed: {error}")
 
     # --- polling ----------------------------------------------------------------------------------------
-    def poll(self) -> list[Answer]:
+    def poll(self) -> list[Answer]:  # noqa: C901 - one pass over the pipe: each message kind is handled where it is read
         """Current answers that arrived since the last poll (stale ones dropped). Never blocks."""
         if self._closed:
             return []
