@@ -30,6 +30,7 @@ from game.rules import Rules
 
 MAX_LINES = 6
 CHANCE_LIMIT_MS = 20_000.0  # past this the chance is reported as not computed
+ROUND_MS = 1_000.0  # longest stretch of the chance search between two looks for a newer question
 _ROW = (1 << WIDTH) - 1
 
 
@@ -168,11 +169,13 @@ def exact_chance(
     should_stop: Callable[[], bool] = lambda: False,
     limit_ms: float = CHANCE_LIMIT_MS,
 ) -> ChanceResult | None:
-    """The chance, searched with a growing budget until it is exact (or sampled: as good as it gets).
+    """The chance, searched in rounds until it is exact (or sampled: as good as it gets).
 
-    None when it could not be finished within `limit_ms` or the caller asked to stop."""
+    Rounds last at most ROUND_MS, so a newer question (`should_stop`) waits at most that long; no work is lost
+    between rounds, as the solver keeps the PCs it found per field (ai.pc.cover). None when it could not be
+    finished within `limit_ms` or the caller asked to stop."""
     started = time.perf_counter()
-    budget = max(1.0, first_budget_ms)
+    budget = max(1.0, min(first_budget_ms, ROUND_MS))
     while True:
         result = chance_of(snapshot, lines, soft_drop=soft_drop, budget_ms=budget)
         if not result.approximate or result.sampled:
@@ -180,7 +183,7 @@ def exact_chance(
         spent = (time.perf_counter() - started) * 1000
         if should_stop() or spent >= limit_ms:
             return None
-        budget = min(budget * 3, limit_ms - spent)
+        budget = min(budget * 3, ROUND_MS, limit_ms - spent)
 
 
 def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
