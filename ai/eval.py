@@ -186,12 +186,12 @@ def board_features(bits: Bitboard) -> dict[str, float]:
     holes = hole_mask.bit_count()
     hole_depth = rows_with_holes = 0
     if holes:
-        rows = hole_mask
+        rest = hole_mask
         y = 0
-        while rows:
-            if rows & 1023:
+        while rest:
+            if rest & 1023:
                 rows_with_holes += 1
-            rows >>= 10
+            rest >>= 10
             y += 1
         m = hole_mask
         while m:  # holes are few: count the filled cells above each

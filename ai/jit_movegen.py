@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numba import njit
@@ -53,6 +54,8 @@ def _decode_table() -> list[tuple[int, int, int, int] | None]:
 
 
 _DECODE = _decode_table()
+# The kernel returns codes of real states only, whose entries are never None.
+_DECODED = cast("list[tuple[int, int, int, int]]", _DECODE)
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def _tables(piece: Piece, rules: Rules) -> _Tables:
 
 @njit(cache=True, nogil=True)
 def _bit_length(v: int) -> int:
-    return 64 - leading_zeros(v)
+    return 64 - leading_zeros(v)  # type: ignore[call-arg]  # a numba intrinsic: numba passes the typing context
 
 
 @njit(cache=True, nogil=True)
@@ -368,7 +371,7 @@ def _run(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool) -> tuple[_
 def placements(bits: Bitboard, piece: Piece, rules: Rules, soft_drop: bool = True) -> list[tuple[int, int, int, int]]:
     """(rotation, x, y, spin) per distinct (cells, spin) placement: the same set as game.movegen.generate_raw
     (spin as int(Spin)); [] if the piece cannot spawn. Unordered."""
-    return list(map(_DECODE.__getitem__, _run(bits, piece, rules, soft_drop)[1].tolist()))
+    return list(map(_DECODED.__getitem__, _run(bits, piece, rules, soft_drop)[1].tolist()))
 
 
 def generate_raw(board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_drop: bool = True) -> list[RawPlacement]:
@@ -377,8 +380,9 @@ def generate_raw(board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_dr
     tables, codes = _run(bits, piece, rules, soft_drop)
     canon = tables.canon_ids
     spins = _SPINS
-    decode = _DECODE
-    return [RawPlacement(*decode[code][:3], spins[code & 3], -1, canon[code >> 2]) for code in codes.tolist()]
+    decode = _DECODED
+    found: list[int] = codes.tolist()
+    return [RawPlacement(*decode[code][:3], spins[code & 3], -1, canon[code >> 2]) for code in found]
 
 
 def warm_up() -> None:

@@ -59,17 +59,18 @@ class MctsEngine(BeamEngine):
         kids = self._expand(root_node, seq, allow_hold=state.hold_available)
         if not kids:
             return None
-        root = _Tree(root_node, seq, state.bag_state, [_Tree(kid, seq, state.bag_state) for kid in kids])
-        root.children.sort(key=lambda t: t.node.value, reverse=True)
+        children = [_Tree(kid, seq, state.bag_state) for kid in kids]
+        children.sort(key=lambda t: t.node.value, reverse=True)
+        root = _Tree(root_node, seq, state.bag_state, children)
         self._low, self._high = math.inf, -math.inf
-        for child in root.children:
+        for child in children:
             self._note(child.node.value)
         # Unknown randomizer names (e.g. TBP's "unknown") fall back to uniform pieces.
         model = self._model(state.randomizer if state.randomizer in RANDOMIZERS else "random")
         iterations = 0
         max_iterations = budget.max_nodes
         if deadline is None and max_iterations is None and budget.should_stop is None:
-            max_iterations = 4 * len(root.children)  # no limit given: a fixed, reproducible amount of work
+            max_iterations = 4 * len(children)  # no limit given: a fixed, reproducible amount of work
         stopped = False
         self._stop_at = deadline
         try:
@@ -85,15 +86,15 @@ class MctsEngine(BeamEngine):
             stopped = True
         finally:
             self._stop_at = None
-        best_visits = max(child.visits for child in root.children)
+        best_visits = max(child.visits for child in children)
         if best_visits == 0:
-            best_tree = max(root.children, key=lambda t: t.node.value)
+            best_tree = max(children, key=lambda t: t.node.value)
         else:
-            contenders = [c for c in root.children if c.visits == best_visits]
+            contenders = [c for c in children if c.visits == best_visits]
             top = max(c.total / c.visits for c in contenders)
             ties = [c for c in contenders if c.total / c.visits == top]
             best_tree = ties[0] if len(ties) == 1 else self.rng.choice(ties)
-        raw, hold_used, piece = best_tree.node.first
+        raw, hold_used, piece = best_tree.node.root_move()
         placement = self._placement_of(state.board.bits, piece, raw)
         score = best_tree.total / best_tree.visits if best_tree.visits else best_tree.node.value
         return Suggestion(
@@ -141,6 +142,7 @@ class MctsEngine(BeamEngine):
     def _select(self, tree: _Tree) -> _Tree:
         # Progressive widening: only the statically best ~2*sqrt(n) children compete, so with ~70 placements per
         # piece the search deepens instead of visiting every placement once first.
+        assert tree.children is not None  # only an expanded tree is selected from
         children = tree.children[: max(2, int(2 * math.sqrt(tree.visits + 1)))]
         for child in children:  # sorted by static value: the best unvisited child first
             if child.visits == 0:

@@ -401,15 +401,16 @@ def review_turn(
         best_dict = _placement_dict(p.piece, p.rotation, p.x, p.y, best.hold_used)
         value_best = best.score
     if played is not None and best is not None:
-        value_played = played.score
-        if value_played >= value_best:  # the beam found a better line through the played placement
-            value_best, best_dict = value_played, played_dict
-        loss = value_best - value_played
-        if value_played <= DEAD / 2 < value_best:
+        top, mine = best.score, played.score
+        if mine >= top:  # the beam found a better line through the played placement
+            top, best_dict = mine, played_dict
+        loss = top - mine
+        if mine <= DEAD / 2 < top:
             loss = DEAD_LOSS  # the placement ends the game (or leads only to lines that do) and another did not
-        elif value_best <= DEAD / 2:
-            loss = max(0.0, value_best - value_played) if value_played > DEAD / 2 else 0.0
+        elif top <= DEAD / 2:
+            loss = max(0.0, top - mine) if mine > DEAD / 2 else 0.0
         cls = classify(loss)
+        value_best, value_played = top, mine
     missed: list[str] = []
     tspin = _missed_tspin(engine, turn)
     if tspin is not None:

@@ -38,7 +38,10 @@ DEFAULT_TIME_MS = 14.0
 _ROTATIONS = tuple(Rotation)
 _SPINS = tuple(Spin)
 _VISIBLE = (1 << (VISIBLE_HEIGHT * 10)) - 1
-_ROWS_OF = {(piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation}
+# Keyed by (piece, Rotation); the search looks up int rotations (an IntEnum member hashes as its value).
+_ROWS_OF: dict[tuple[Piece, int], list[int]] = {
+    (piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation
+}
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,11 @@ def _evaluator(evaluator: Evaluator | str, accelerate: bool) -> Evaluator:
     (ai.jit_eval, same values) when `accelerate` and numba is there."""
     if isinstance(evaluator, str):
         evaluator = load_evaluator(evaluator)
-    kernels = _kernels() if accelerate and type(evaluator) is LinearEvaluator else None
-    return kernels[1].JitLinearEvaluator(evaluator.weights) if kernels else evaluator
+    if accelerate and type(evaluator) is LinearEvaluator:
+        kernels = _kernels()
+        if kernels:
+            return kernels[1].JitLinearEvaluator(evaluator.weights)
+    return evaluator
 
 
 class _OutOfTime(Exception):
@@ -144,6 +150,11 @@ class _Node:
     combo: int
     first: tuple[Raw, bool, Piece] | None  # root move: placement, hold used, piece placed
     dead: bool = False
+
+    def root_move(self) -> tuple[Raw, bool, Piece]:
+        """`first` of a node below the root (where it is always set)."""
+        assert self.first is not None
+        return self.first
 
 
 class BeamEngine:
@@ -293,7 +304,8 @@ class BeamEngine:
         move value + board value, whether it ends the game): greedy one-piece play without a search."""
         self._use_evaluator(SearchState(Board(bits), piece))
         root = _Node(0.0, 0.0, bits, None, 0, b2b, combo, None)
-        return [(kid.first[0], kid.bits, kid.value, kid.dead) for kid in self._children(root, piece, None, 1, False)]
+        kids = self._children(root, piece, None, 1, False)
+        return [(kid.root_move()[0], kid.bits, kid.value, kid.dead) for kid in kids]
 
     def _expand(self, node: _Node, seq: tuple[Piece, ...], allow_hold: bool = True) -> list[_Node]:
         """Children placing the node's current piece, or (with hold) the held / next piece instead."""
@@ -324,7 +336,7 @@ class BeamEngine:
     def _use_evaluator(self, state: SearchState) -> bool:
         """Pick the evaluator (normal or panic) for this position and its caches; True when panicking."""
         panic = self._panic is not None and state.board.height() >= self.panic_height
-        self.evaluator = self._panic if panic else self._normal
+        self.evaluator = self._panic if panic and self._panic is not None else self._normal
         self._board_cache, self._expansions = self._caches.setdefault(id(self.evaluator), ({}, {}))
         return panic
 
@@ -399,8 +411,7 @@ class BeamEngine:
             if chance:
                 break
         best = _pick(best_level, self.rng)
-        assert best.first is not None
-        raw, hold_used, piece = best.first
+        raw, hold_used, piece = best.root_move()
         keys_and_placement = self._placement_of(state.board.bits, piece, raw)
         elapsed = (time.perf_counter() - started) * 1000
         return Suggestion(
@@ -459,7 +470,7 @@ def _pick(level: list[_Node], rng: random.Random) -> _Node:
     ties = [node for node in level if node.value == top]
     if len(ties) == 1:
         return ties[0]
-    ties.sort(key=lambda n: (n.first[0], n.first[1]))
+    ties.sort(key=lambda n: n.root_move()[:2])
     return rng.choice(ties)
 
 

@@ -27,9 +27,12 @@ GARBAGE = 8
 _CELL_CHARS = "_IJLOSTZX"
 
 
-def _build_piece_masks() -> dict[tuple[Piece, Rotation, int, int], Bitboard]:
-    """Every in-bounds placement of every piece as a bitboard. Built once at import (about 11k ints)."""
-    masks: dict[tuple[Piece, Rotation, int, int], Bitboard] = {}
+def _build_piece_masks() -> dict[tuple[Piece, int, int, int], Bitboard]:
+    """Every in-bounds placement of every piece as a bitboard. Built once at import (about 11k ints).
+
+    Keyed by Rotation members; a plain int rotation (0-3, as the search kernels keep it) finds the same entry,
+    since an IntEnum member hashes and compares as its value."""
+    masks: dict[tuple[Piece, int, int, int], Bitboard] = {}
     for (piece, rotation), cells in SHAPES.items():
         for y in range(-3, HEIGHT + 3):
             for x in range(-3, WIDTH + 3):
@@ -38,7 +41,7 @@ def _build_piece_masks() -> dict[tuple[Piece, Rotation, int, int], Bitboard]:
     return masks
 
 
-PIECE_MASKS: dict[tuple[Piece, Rotation, int, int], Bitboard] = _build_piece_masks()
+PIECE_MASKS: dict[tuple[Piece, int, int, int], Bitboard] = _build_piece_masks()
 _NO_COLOURS: tuple[int, ...] = (EMPTY,) * (WIDTH * HEIGHT)
 
 
