@@ -17,6 +17,11 @@ _STATE = {"N": "0", "E": "R", "S": "2", "W": "L"}
 _KEY = re.compile(r"^([IJLOSTZ])\.([NESW])([NESW])$")
 _TEST = re.compile(r"\(\s*@?\s*([+-]?[0-9]+)\s*,\s*([+-]?[0-9]+)\s*\)")  # ASCII digits only
 _MAX_DIGITS = 6  # kicks are within -4..4; longer numbers are refused before int() (which stops at 4,300 digits)
+_SHOWN = 60  # at most this much of a bad line is quoted, so an error stays one short line
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
 
 
 def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
@@ -29,7 +34,7 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         key, sep, value = line.partition("=")
         key = key.strip()
         if not sep or not _KEY.match(key):
-            raise KickTableError(f"{source}: line {number}: expected e.g. T.NE=(0,0)(-1,0), got {line!r}")
+            raise KickTableError(f"{source}: line {number}: expected e.g. T.NE=(0,0)(-1,0), got {_shown(line)}")
         if key in raw:
             raise KickTableError(f"{source}: line {number}: {key} is given twice")
         raw[key] = value.strip()
@@ -40,7 +45,7 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, Any]:
         tests = _TEST.findall(value)
         leftover = _TEST.sub("", value).strip()
         if not tests or leftover:
-            raise KickTableError(f"{source}: {key}: cannot read kick tests from {written!r}")
+            raise KickTableError(f"{source}: {key}: cannot read kick tests from {_shown(written)}")
         piece, start, end = _KEY.match(key).groups()  # type: ignore[union-attr]
         if start == end:
             raise KickTableError(f"{source}: {key}: a rotation must change the state")
