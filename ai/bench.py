@@ -24,7 +24,13 @@ from pathlib import Path
 from ai import cluster
 
 RULE_PROTOCOLS = ("classic", "guideline")
-FEATURE_SETS = ("dellacherie", "el-tetris", "bcts", "modern", "modern-hand")  # built in; any weights/*.toml or path works
+FEATURE_SETS = (
+    "dellacherie",
+    "el-tetris",
+    "bcts",
+    "modern",
+    "modern-hand",
+)  # built in; any weights/*.toml or path works
 
 
 MAX_WEIGHTS_FILE_BYTES = 1_000_000
@@ -102,8 +108,9 @@ class GameStats:
         }
 
 
-def make_bench_engine(protocol: str, features, lookahead: int, engine: str, seed: int, budget_ms: float | None,
-                      **engine_kwargs):
+def make_bench_engine(
+    protocol: str, features, lookahead: int, engine: str, seed: int, budget_ms: float | None, **engine_kwargs
+):
     """The engine a protocol plays with, and the Budget for each move. `features`: a weight set name, a path or an
     Evaluator; `engine_kwargs` override the engine's constructor arguments (e.g. width)."""
     from ai.search import DEFAULT_TIME_MS, Budget, make_engine
@@ -111,13 +118,27 @@ def make_bench_engine(protocol: str, features, lookahead: int, engine: str, seed
 
     if protocol == "classic":
         rules = Rules.named("srs", hold=False)
-        kwargs = {"rules": rules, "evaluator": features, "use_hold": False, "soft_drop": False, "top_out_row": 20,
-                  "seed": seed, "depth": max(1, lookahead), "panic_evaluator": None}
+        kwargs = {
+            "rules": rules,
+            "evaluator": features,
+            "use_hold": False,
+            "soft_drop": False,
+            "top_out_row": 20,
+            "seed": seed,
+            "depth": max(1, lookahead),
+            "panic_evaluator": None,
+        }
         budget = Budget(time_ms=budget_ms, depth=max(1, lookahead))
     else:
         rules = Rules.named("srs")
-        kwargs = {"rules": rules, "evaluator": features, "use_hold": True, "soft_drop": True, "seed": seed,
-                  "depth": max(1, lookahead)}
+        kwargs = {
+            "rules": rules,
+            "evaluator": features,
+            "use_hold": True,
+            "soft_drop": True,
+            "seed": seed,
+            "depth": max(1, lookahead),
+        }
         budget = Budget(time_ms=budget_ms if budget_ms is not None else DEFAULT_TIME_MS, depth=max(1, lookahead))
     kwargs.update(engine_kwargs)
     return make_engine(engine, **kwargs), budget
@@ -160,8 +181,9 @@ def play_game(
     stats = GameStats(seed)
     started = time.perf_counter()
     while stats.pieces < max_pieces:
-        state = SearchState(board, current, hold, tuple(queue), b2b, combo, randomizer.state,
-                            "random" if classic else "7bag")
+        state = SearchState(
+            board, current, hold, tuple(queue), b2b, combo, randomizer.state, "random" if classic else "7bag"
+        )
         t0 = time.perf_counter()
         suggestion = bot.suggest(state, budget)
         stats.move_ms.append((time.perf_counter() - t0) * 1000)
@@ -203,7 +225,12 @@ def play_game(
 
 
 def play_classic(
-    features="dellacherie", *, seed: int = 0, max_pieces: int = 1000, height: int = 20, epsilon: float = 0.0,
+    features="dellacherie",
+    *,
+    seed: int = 0,
+    max_pieces: int = 1000,
+    height: int = 20,
+    epsilon: float = 0.0,
     accelerate: bool = True,
 ) -> GameStats:
     """One seeded classic game of greedy one-piece play, lean enough for games of millions of pieces: uniform
@@ -216,8 +243,16 @@ def play_classic(
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
-    bot = BeamEngine(Rules.named("srs", hold=False), features, use_hold=False, soft_drop=False, top_out_row=height,
-                     panic_evaluator=None, accelerate=accelerate, seed=seed)
+    bot = BeamEngine(
+        Rules.named("srs", hold=False),
+        features,
+        use_hold=False,
+        soft_drop=False,
+        top_out_row=height,
+        panic_evaluator=None,
+        accelerate=accelerate,
+        seed=seed,
+    )
     randomizer = make_randomizer("random", seed)
     explore = random.Random(seed ^ 0x5EED)
     stats = GameStats(seed)
@@ -251,31 +286,62 @@ def play_classic(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=3, help="number of seeded games (default 3)")
-    parser.add_argument("--features", type=_weight_set_name, default=None,
-                        help="weight set: a name in ai/weights (dellacherie, el-tetris, bcts, modern, modern-hand, "
-                        "...) or a TOML path (default: dellacherie for classic, modern for guideline)")
-    parser.add_argument("--lookahead", type=int, default=None,
-                        help="pieces searched per move: classic 1..2 (default 1), guideline 1..6 (default 6 = current "
-                        "+ 5 previews)")
+    parser.add_argument(
+        "--features",
+        type=_weight_set_name,
+        default=None,
+        help="weight set: a name in ai/weights (dellacherie, el-tetris, bcts, modern, modern-hand, "
+        "...) or a TOML path (default: dellacherie for classic, modern for guideline)",
+    )
+    parser.add_argument(
+        "--lookahead",
+        type=int,
+        default=None,
+        help="pieces searched per move: classic 1..2 (default 1), guideline 1..6 (default 6 = current + 5 previews)",
+    )
     parser.add_argument("--rules", choices=RULE_PROTOCOLS, default="guideline")
     parser.add_argument("--max-pieces", type=int, default=500, help="cap per game (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed + i")
-    parser.add_argument("--engine", choices=("beam", "mcts", "random"), default="beam",
-                        help="random: a uniformly random legal placement of the piece in play (the weak player)")
-    parser.add_argument("--replay-dir", metavar="DIR", default=None,
-                        help="play on the timed game through key presses and save each game there as a replay "
-                        "(game-SEED.json) that `review` reads (guideline rules; beam or random)")
-    parser.add_argument("--budget-ms", type=float, default=None,
-                        help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)")
-    parser.add_argument("--height", type=int, default=20,
-                        help="classic: board height, 4..40 (default 20; smaller boards end games sooner, as in the literature)")
+    parser.add_argument(
+        "--engine",
+        choices=("beam", "mcts", "random"),
+        default="beam",
+        help="random: a uniformly random legal placement of the piece in play (the weak player)",
+    )
+    parser.add_argument(
+        "--replay-dir",
+        metavar="DIR",
+        default=None,
+        help="play on the timed game through key presses and save each game there as a replay "
+        "(game-SEED.json) that `review` reads (guideline rules; beam or random)",
+    )
+    parser.add_argument(
+        "--budget-ms",
+        type=float,
+        default=None,
+        help="time budget per move (default: the engine default, 14 ms, for guideline; unlimited classic)",
+    )
+    parser.add_argument(
+        "--height",
+        type=int,
+        default=20,
+        help="classic: board height, 4..40 (default 20; smaller boards end games sooner, as in the literature)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object with games and mean")
-    parser.add_argument("--nodes", type=int, default=None,
-                        help="guideline: node budget per move (with no --budget-ms the games do not depend on the "
-                        "machine's speed, so they repeat exactly on any backend)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="local: processes, 1 (default: this one) to the number of CPUs; ray: actors (default "
-                        "one per free CPU of the cluster)")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=None,
+        help="guideline: node budget per move (with no --budget-ms the games do not depend on the "
+        "machine's speed, so they repeat exactly on any backend)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="local: processes, 1 (default: this one) to the number of CPUs; ray: actors (default "
+        "one per free CPU of the cluster)",
+    )
     cluster.add_arguments(parser)
 
 
@@ -286,8 +352,17 @@ def play_task(task: tuple) -> dict:
 
     rules, weights, seed, max_pieces, lookahead, engine, budget_ms, nodes, height = task
     budget = Budget(time_ms=budget_ms, max_nodes=nodes, depth=lookahead) if nodes is not None else None
-    stats = play_game(rules, LinearEvaluator(weights), seed=seed, max_pieces=max_pieces, lookahead=lookahead,
-                      engine=engine, budget_ms=budget_ms, budget=budget, height=height)
+    stats = play_game(
+        rules,
+        LinearEvaluator(weights),
+        seed=seed,
+        max_pieces=max_pieces,
+        lookahead=lookahead,
+        engine=engine,
+        budget_ms=budget_ms,
+        budget=budget,
+        height=height,
+    )
     return stats.summary()
 
 
@@ -302,7 +377,10 @@ def _mean(rows: list[dict]) -> dict:
 
 MAX_GAMES = 100_000
 MAX_PIECES = 100_000_000  # classic games at 1-piece lookahead run to millions of pieces
-MAX_LOOKAHEAD = {"classic": 2, "guideline": 6}  # classic: current (+ expectation over the next); guideline: + 5 previews
+MAX_LOOKAHEAD = {
+    "classic": 2,
+    "guideline": 6,
+}  # classic: current (+ expectation over the next); guideline: + 5 previews
 MAX_BUDGET_MS = 60_000.0
 MAX_NODES = 10_000_000
 
@@ -334,12 +412,18 @@ def _check(args: argparse.Namespace, lookahead: int) -> str | None:
     if not 1 <= lookahead <= top:
         return f"--lookahead must be 1..{top} for {args.rules} rules, got {lookahead}"
     if args.nodes is not None and (args.rules != "guideline" or not 1 <= args.nodes <= MAX_NODES):
-        return (f"--nodes must be 1..{MAX_NODES:,}, got {args.nodes}" if args.rules == "guideline"
-                else "--nodes is for guideline rules (classic games already repeat exactly)")
+        return (
+            f"--nodes must be 1..{MAX_NODES:,}, got {args.nodes}"
+            if args.rules == "guideline"
+            else "--nodes is for guideline rules (classic games already repeat exactly)"
+        )
     if (args.replay_dir is not None or args.engine == "random") and (args.backend != "local" or args.workers):
         return "--replay-dir and --engine random play in this process (no --workers, no --backend ray)"
-    return (check_budget_ms(args.budget_ms) or check_height(args.height)
-            or cluster.check_arguments(args, max_local_workers=cluster.MAX_LOCAL_WORKERS))
+    return (
+        check_budget_ms(args.budget_ms)
+        or check_height(args.height)
+        or cluster.check_arguments(args, max_local_workers=cluster.MAX_LOCAL_WORKERS)
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -361,13 +445,29 @@ def run(args: argparse.Namespace) -> int:
         return 130
     mean = _mean(rows)
     if args.json:
-        print(json.dumps({"rules": args.rules, "features": features, "lookahead": lookahead, "engine": args.engine,
-                          "max_pieces": args.max_pieces, "height": args.height, "nodes": args.nodes,
-                          "backend": args.backend, "workers": workers, "games": rows, "mean": mean}))
+        print(
+            json.dumps(
+                {
+                    "rules": args.rules,
+                    "features": features,
+                    "lookahead": lookahead,
+                    "engine": args.engine,
+                    "max_pieces": args.max_pieces,
+                    "height": args.height,
+                    "nodes": args.nodes,
+                    "backend": args.backend,
+                    "workers": workers,
+                    "games": rows,
+                    "mean": mean,
+                }
+            )
+        )
         return 0
     columns = list(rows[0])
-    print(f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
-          f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else ""))
+    print(
+        f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
+        f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else "")
+    )
     print("  ".join(f"{c:>10}" for c in columns))
     for row in rows:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))
@@ -380,8 +480,20 @@ def _play_all(args: argparse.Namespace, features: str, lookahead: int) -> tuple[
     from ai.eval import WeightSet
 
     weights = WeightSet.load(features)
-    tasks = [(args.rules, weights, args.seed + i, args.max_pieces, lookahead, args.engine, args.budget_ms, args.nodes,
-              args.height) for i in range(args.games)]
+    tasks = [
+        (
+            args.rules,
+            weights,
+            args.seed + i,
+            args.max_pieces,
+            lookahead,
+            args.engine,
+            args.budget_ms,
+            args.nodes,
+            args.height,
+        )
+        for i in range(args.games)
+    ]
     progress = cluster.Progress(len(tasks), f"{args.rules} games", enabled=not args.json)
     backend = cluster.open_backend(args.backend, args.workers, args.address)
     try:
@@ -402,8 +514,10 @@ def _run_recorded(args: argparse.Namespace, features: str) -> int:
     from ai.search import Budget
 
     if args.rules != "guideline" or args.engine == "mcts":
-        print("error: --replay-dir and --engine random play guideline rules with the beam engine or random placements",
-              file=sys.stderr)
+        print(
+            "error: --replay-dir and --engine random play guideline rules with the beam engine or random placements",
+            file=sys.stderr,
+        )
         return 2
     folder = Path(args.replay_dir) if args.replay_dir is not None else None
     if folder is not None:
@@ -419,10 +533,18 @@ def _run_recorded(args: argparse.Namespace, features: str) -> int:
         started = time.perf_counter()
         played = play_recorded(args.engine, seed, max_pieces=args.max_pieces, budget=budget, weights=features)
         game = played.replay.play()
-        stats = GameStats(seed, lines=game.stats.lines, pieces=game.stats.pieces, attack=game.stats.attack,
-                          tspins=game.stats.tspins, perfect_clears=game.stats.perfect_clears,
-                          clears=game.stats.line_clears, b2b_clears=game.stats.b2b_clears, topped_out=game.over,
-                          seconds=time.perf_counter() - started)
+        stats = GameStats(
+            seed,
+            lines=game.stats.lines,
+            pieces=game.stats.pieces,
+            attack=game.stats.attack,
+            tspins=game.stats.tspins,
+            perfect_clears=game.stats.perfect_clears,
+            clears=game.stats.line_clears,
+            b2b_clears=game.stats.b2b_clears,
+            topped_out=game.over,
+            seconds=time.perf_counter() - started,
+        )
         if folder is not None:
             try:
                 played.replay.save(folder / f"game-{seed}.json")
@@ -432,12 +554,25 @@ def _run_recorded(args: argparse.Namespace, features: str) -> int:
         rows.append(stats.summary())
     mean = _mean(rows)
     if args.json:
-        print(json.dumps({"rules": args.rules, "features": features, "engine": args.engine,
-                          "max_pieces": args.max_pieces, "replay_dir": args.replay_dir, "games": rows, "mean": mean}))
+        print(
+            json.dumps(
+                {
+                    "rules": args.rules,
+                    "features": features,
+                    "engine": args.engine,
+                    "max_pieces": args.max_pieces,
+                    "replay_dir": args.replay_dir,
+                    "games": rows,
+                    "mean": mean,
+                }
+            )
+        )
         return 0
     columns = list(rows[0])
-    print(f"{args.rules} rules on the timed game, engine {args.engine}, cap {args.max_pieces} pieces"
-          + (f", replays in {folder}" if folder is not None else ""))
+    print(
+        f"{args.rules} rules on the timed game, engine {args.engine}, cap {args.max_pieces} pieces"
+        + (f", replays in {folder}" if folder is not None else "")
+    )
     print("  ".join(f"{c:>10}" for c in columns))
     for row in rows:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))

@@ -51,11 +51,19 @@ class WorkerFailed(BackendError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help="local: this machine (default); ray: actors on a Ray cluster (pip extra 'cluster')")
-    parser.add_argument("--address", default=None, metavar="ADDR",
-                        help="with --backend ray: a running cluster (auto, host:port or ray://host:port); "
-                        "default: start a local Ray instance for this run")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local: this machine (default); ray: actors on a Ray cluster (pip extra 'cluster')",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: a running cluster (auto, host:port or ray://host:port); "
+        "default: start a local Ray instance for this run",
+    )
 
 
 def ray_available() -> bool:
@@ -125,8 +133,14 @@ class Backend(Protocol):
     name: str
     workers: int
 
-    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
-            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]: ...
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Sequence[Any],
+        *,
+        on_result: Callable[[int, Any], None] | None = None,
+        batch: int | None = None,
+    ) -> list[Any]: ...
 
     def close(self, *, abort: bool = False) -> None: ...
 
@@ -149,11 +163,18 @@ class LocalBackend:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_local_worker)
+            self._pool = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_local_worker
+            )
 
-    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
-            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Sequence[Any],
+        *,
+        on_result: Callable[[int, Any], None] | None = None,
+        batch: int | None = None,
+    ) -> list[Any]:
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
@@ -165,8 +186,9 @@ class LocalBackend:
                     on_result(index, results[index])
             return results
         size = batch or auto_batch(len(tasks), self.workers)
-        pending = {self._pool.submit(_run_batch, (fn, start, tasks[start:end])) for start, end in
-                   _batches(len(tasks), size)}
+        pending = {
+            self._pool.submit(_run_batch, (fn, start, tasks[start:end])) for start, end in _batches(len(tasks), size)
+        }
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -238,14 +260,20 @@ class RayBackend:
             if address is None:
                 cpus = num_cpus or workers or os.cpu_count() or 1
                 with _sigint_blocked_for_children():
-                    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
-                             logging_level=logging.ERROR)
+                    ray.init(
+                        address="local",
+                        num_cpus=cpus,
+                        include_dashboard=False,
+                        log_to_driver=False,
+                        logging_level=logging.ERROR,
+                    )
             else:
                 ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         except (ConnectionError, RuntimeError, ValueError) as error:
-            raise BackendError(f"cannot start Ray at {address or 'a local instance'}: "
-                               f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
-                               ) from None
+            raise BackendError(
+                f"cannot start Ray at {address or 'a local instance'}: "
+                f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
+            ) from None
         except BaseException:  # Ctrl+C while Ray starts: stop what it started
             if ray.is_initialized():
                 ray.shutdown()
@@ -256,9 +284,12 @@ class RayBackend:
             free = int(ray.available_resources().get("CPU", 0))
             self.workers = workers or free
             if not 1 <= self.workers <= free:
-                raise BackendError(f"--workers {self.workers} is more than the {free} free CPUs of the Ray cluster "
-                                   f"({self.cluster_cpus} in all; one actor per CPU)" if workers else
-                                   f"no free CPU in the Ray cluster ({self.cluster_cpus} in all)")
+                raise BackendError(
+                    f"--workers {self.workers} is more than the {free} free CPUs of the Ray cluster "
+                    f"({self.cluster_cpus} in all; one actor per CPU)"
+                    if workers
+                    else f"no free CPU in the Ray cluster ({self.cluster_cpus} in all)"
+                )
             # Tasks are pure functions of their arguments, so a call that a lost actor (a dead node) did not finish
             # is simply played again on the actor Ray restarts.
             options = {"num_cpus": 1, "max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
@@ -272,8 +303,14 @@ class RayBackend:
             self.close(abort=True)
             raise
 
-    def map(self, fn: Callable[[Any], Any], tasks: Sequence[Any], *,
-            on_result: Callable[[int, Any], None] | None = None, batch: int | None = None) -> list[Any]:
+    def map(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Sequence[Any],
+        *,
+        on_result: Callable[[int, Any], None] | None = None,
+        batch: int | None = None,
+    ) -> list[Any]:
         ray = self._ray
         results: list[Any] = [None] * len(tasks)
         waiting = deque(_batches(len(tasks), batch or auto_batch(len(tasks), self.workers)))
@@ -340,8 +377,9 @@ def _probe(address: str) -> None:
         with socket.create_connection(where, timeout=PROBE_SECONDS):
             pass
     except OSError as error:
-        raise BackendError(f"cannot reach a Ray cluster at {address}: {error.strerror or error} "
-                           "(start one with `ray start --head`)") from None
+        raise BackendError(
+            f"cannot reach a Ray cluster at {address}: {error.strerror or error} (start one with `ray start --head`)"
+        ) from None
 
 
 def _token_auth_if_token() -> None:
@@ -395,8 +433,7 @@ class Progress:
                 from tqdm import tqdm
             except ImportError:
                 return
-            self._tqdm = tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True,
-                              smoothing=0.05)
+            self._tqdm = tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True, smoothing=0.05)
 
     def update(self, count: int = 1) -> None:
         self.done += count
@@ -431,8 +468,10 @@ class Progress:
         elapsed = self._drawn - self._started
         eta = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
         filled = 30 * self.done // self.total
-        text = (f"\r{self.description} [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {self.unit}s "
-                f"{_clock(elapsed)} ETA {_clock(eta)} {self._postfix}")
+        text = (
+            f"\r{self.description} [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {self.unit}s "
+            f"{_clock(elapsed)} ETA {_clock(eta)} {self._postfix}"
+        )
         print(text.rstrip() + "\x1b[K", end="", file=sys.stderr, flush=True)
 
     def close(self) -> None:

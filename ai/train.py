@@ -39,35 +39,56 @@ MAX_WORKERS = cluster.MAX_LOCAL_WORKERS
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=("cem",), default="cem")
-    parser.add_argument("--rules", choices=("classic", "guideline"), default="classic",
-                        help="classic: lines in greedy classic games; guideline: attack in beam-searched 7-bag games")
+    parser.add_argument(
+        "--rules",
+        choices=("classic", "guideline"),
+        default="classic",
+        help="classic: lines in greedy classic games; guideline: attack in beam-searched 7-bag games",
+    )
     # Defaults: the settings that produced the shipped modern weights. A node budget keeps training games
     # deterministic; 1200 is close to what the 14 ms play budget reaches (median ~1,400 nodes, width 6).
     parser.add_argument("--depth", type=int, default=6, help="guideline: pieces searched per move (default 6)")
     parser.add_argument("--width", type=int, default=4, help="guideline: beam width (default 4)")
     parser.add_argument("--nodes", type=int, default=1200, help="guideline: node budget per move (default 1200)")
-    parser.add_argument("--sigma-rel", type=float, default=0.0,
-                        help="initial deviation of weight w is max(sigma, sigma-rel * |w|) (default 0)")
+    parser.add_argument(
+        "--sigma-rel",
+        type=float,
+        default=0.0,
+        help="initial deviation of weight w is max(sigma, sigma-rel * |w|) (default 0)",
+    )
     parser.add_argument("--games", type=int, default=4, help="games per weight vector (default 4)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help=f"local: worker processes, 1..{MAX_WORKERS} (default {LOCAL_WORKERS}); ray: actors "
-                        "(default one per free CPU of the cluster)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"local: worker processes, 1..{MAX_WORKERS} (default {LOCAL_WORKERS}); ray: actors "
+        "(default one per free CPU of the cluster)",
+    )
     parser.add_argument("--out", default="weights.toml", help="where to write the best weights (TOML)")
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--population", type=int, default=20)
     parser.add_argument("--elite", type=float, default=0.2, help="elite fraction, above 0 and at most 1 (default 0.2)")
-    parser.add_argument("--base", default=None, help="weight set whose features are tuned and whose values "
-                        "start the mean (default bcts for classic, modern-hand for guideline)")
+    parser.add_argument(
+        "--base",
+        default=None,
+        help="weight set whose features are tuned and whose values "
+        "start the mean (default bcts for classic, modern-hand for guideline)",
+    )
     parser.add_argument("--sigma", type=float, default=5.0, help="initial standard deviation per weight")
-    parser.add_argument("--noise", type=float, default=4.0, help="variance noise added at generation 0, "
-                        "decreasing linearly towards 0 over the generations")
+    parser.add_argument(
+        "--noise",
+        type=float,
+        default=4.0,
+        help="variance noise added at generation 0, decreasing linearly towards 0 over the generations",
+    )
     parser.add_argument("--max-pieces", type=int, default=2000, help="piece cap per training game")
     parser.add_argument("--height", type=int, default=20, help="top-out row (smaller boards end games sooner)")
     parser.add_argument("--epsilon", type=float, default=0.0, help="chance of a random placement per move, 0..1")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--resume", default=None, metavar="FILE", help="checkpoint to continue from")
-    parser.add_argument("--checkpoint", default=None, metavar="FILE",
-                        help="checkpoint path (default: OUT with .ckpt.json)")
+    parser.add_argument(
+        "--checkpoint", default=None, metavar="FILE", help="checkpoint path (default: OUT with .ckpt.json)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar or per-generation lines")
     cluster.add_arguments(parser)
 
@@ -89,8 +110,15 @@ def play_guideline(weights: dict[str, float], seed: int, max_pieces: int, depth:
     from ai.search import Budget
 
     evaluator = LinearEvaluator(WeightSet("candidate", weights))
-    stats = play_game("guideline", evaluator, seed=seed, max_pieces=max_pieces, lookahead=depth,
-                      budget=Budget(time_ms=None, max_nodes=nodes, depth=depth), width=width)
+    stats = play_game(
+        "guideline",
+        evaluator,
+        seed=seed,
+        max_pieces=max_pieces,
+        lookahead=depth,
+        budget=Budget(time_ms=None, max_nodes=nodes, depth=depth),
+        width=width,
+    )
     return stats.attack - (max_pieces if stats.topped_out else 0)
 
 
@@ -137,21 +165,26 @@ def generation_tasks(state: dict, args: argparse.Namespace) -> tuple[list[list[f
     gen = state["generation"]
     guideline = (args.depth, args.width, args.nodes) if state.get("rules", "classic") == "guideline" else None
     rng = random.Random(state["rng"] * 1_000_003 + gen)
-    samples = [[m + s * rng.gauss(0.0, 1.0) for m, s in zip(state["mean"], state["sigma"])]
-               for _ in range(args.population)]
+    samples = [
+        [m + s * rng.gauss(0.0, 1.0) for m, s in zip(state["mean"], state["sigma"])] for _ in range(args.population)
+    ]
     seeds = [state["rng"] * 7919 + gen * 1000 + g for g in range(args.games)]
-    tasks = [(dict(zip(names, vector)), seed, args.max_pieces, args.height, args.epsilon, guideline)
-             for vector in samples for seed in seeds]
+    tasks = [
+        (dict(zip(names, vector)), seed, args.max_pieces, args.height, args.epsilon, guideline)
+        for vector in samples
+        for seed in seeds
+    ]
     return samples, tasks
 
 
-def next_state(state: dict, args: argparse.Namespace, samples: list[list[float]], fitness: list[float],
-               seconds: float) -> dict:
+def next_state(
+    state: dict, args: argparse.Namespace, samples: list[list[float]], fitness: list[float], seconds: float
+) -> dict:
     """The CEM update from one generation's game results (in task order): refit mean and deviation to the elite."""
     names = state["features"]
     gen = state["generation"]
     population, games = len(samples), args.games
-    scores = [sum(fitness[i * games:(i + 1) * games]) / games for i in range(population)]
+    scores = [sum(fitness[i * games : (i + 1) * games]) / games for i in range(population)]
     n_elite = max(1, round(population * args.elite))
     ranked = sorted(range(population), key=lambda i: scores[i], reverse=True)
     elite = [samples[i] for i in ranked[:n_elite]]
@@ -163,9 +196,15 @@ def next_state(state: dict, args: argparse.Namespace, samples: list[list[float]]
     state.pop("partial", None)
     if state["best"] is None or scores[top] >= state["best"]["score"]:
         state["best"] = {"score": scores[top], "weights": dict(zip(names, samples[top]))}
-    state["history"].append({"generation": gen + 1, "best": scores[top], "mean_score": sum(scores) / population,
-                             "elite_mean": sum(scores[i] for i in ranked[:n_elite]) / n_elite,
-                             "seconds": round(seconds, 2)})
+    state["history"].append(
+        {
+            "generation": gen + 1,
+            "best": scores[top],
+            "mean_score": sum(scores) / population,
+            "elite_mean": sum(scores[i] for i in ranked[:n_elite]) / n_elite,
+            "seconds": round(seconds, 2),
+        }
+    )
     return state
 
 
@@ -220,8 +259,14 @@ def train(args: argparse.Namespace) -> dict:
     def with_partial() -> dict:
         if not finished:
             return state
-        return dict(state, partial={"generation": state["generation"], "key": task_key(state, args),
-                                    "fitness": sorted(finished.items())})
+        return dict(
+            state,
+            partial={
+                "generation": state["generation"],
+                "key": task_key(state, args),
+                "fitness": sorted(finished.items()),
+            },
+        )
 
     try:
         if remaining:
@@ -231,8 +276,9 @@ def train(args: argparse.Namespace) -> dict:
             samples, tasks = generation_tasks(state, args)
             finished = _partial_fitness(state, args, len(tasks))
             todo = [index for index in range(len(tasks)) if index not in finished]
-            progress.describe(f"gen {gen + 1}/{args.generations}",
-                              f"best {state['best']['score']:.1f}" if state["best"] else "")
+            progress.describe(
+                f"gen {gen + 1}/{args.generations}", f"best {state['best']['score']:.1f}" if state["best"] else ""
+            )
             started = saved = time.perf_counter()
 
             def on_result(position: int, value: float, todo: list[int] = todo, done: dict = finished) -> None:
@@ -250,8 +296,10 @@ def train(args: argparse.Namespace) -> dict:
             _save(checkpoint_path, state)
             last = state["history"][-1]
             if not args.quiet:
-                progress.write(f"gen {gen + 1}/{args.generations}: best {last['best']:.1f}, elite mean "
-                               f"{last['elite_mean']:.1f}, mean {last['mean_score']:.1f} ({last['seconds']:.1f} s)")
+                progress.write(
+                    f"gen {gen + 1}/{args.generations}: best {last['best']:.1f}, elite mean "
+                    f"{last['elite_mean']:.1f}, mean {last['mean_score']:.1f} ({last['seconds']:.1f} s)"
+                )
     except KeyboardInterrupt:
         with cluster.sigint_ignored():
             progress.close()
@@ -313,8 +361,12 @@ def load_checkpoint(path: str) -> dict:
     if state.get("rules", "classic") not in ("classic", "guideline"):
         raise bad(f"rules must be classic or guideline, got {state.get('rules')!r}")
     names = state["features"]
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) \
-            or len(set(names)) != len(names):
+    if (
+        not isinstance(names, list)
+        or not names
+        or not all(isinstance(n, str) for n in names)
+        or len(set(names)) != len(names)
+    ):
         raise bad("features must be a non-empty list of distinct feature names")
     unknown = sorted(set(names) - set(ALL_FEATURES))
     if unknown:
@@ -337,9 +389,12 @@ def _counters_and_results_problem(state: dict) -> str | None:
         if type(state[key]) is not int or state[key] < 0:
             return f"{key} must be a whole number, 0 or more"
     best = state["best"]
-    if best is not None and not (isinstance(best, dict) and _number(best.get("score"))
-                                 and isinstance(best.get("weights"), dict)
-                                 and all(_number(v) for v in best["weights"].values())):
+    if best is not None and not (
+        isinstance(best, dict)
+        and _number(best.get("score"))
+        and isinstance(best.get("weights"), dict)
+        and all(_number(v) for v in best["weights"].values())
+    ):
         return "best must be null or {score, weights}"
     if not isinstance(state["history"], list):
         return "history must be a list"
@@ -352,11 +407,17 @@ def _partial_ok(partial: object) -> bool:
     """A checkpoint's games of an unfinished generation: absent, or {generation, key, fitness: [[game, value]]}."""
     if partial is None:
         return True
-    if not (isinstance(partial, dict) and type(partial.get("generation")) is int
-            and isinstance(partial.get("key"), list) and isinstance(partial.get("fitness"), list)):
+    if not (
+        isinstance(partial, dict)
+        and type(partial.get("generation")) is int
+        and isinstance(partial.get("key"), list)
+        and isinstance(partial.get("fitness"), list)
+    ):
         return False
-    return all(isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int and _number(pair[1])
-               for pair in partial["fitness"])
+    return all(
+        isinstance(pair, list) and len(pair) == 2 and type(pair[0]) is int and _number(pair[1])
+        for pair in partial["fitness"]
+    )
 
 
 def _writable(path: Path, what: str) -> str | None:
@@ -374,8 +435,15 @@ def _check(args: argparse.Namespace) -> str | None:
     """The first problem with the arguments, found before any game is played."""
     from ai.bench import check_height
 
-    limits = [("population", 2, 100_000), ("games", 1, 100_000), ("generations", 1, 1_000_000),
-              ("max_pieces", 1, 100_000_000), ("depth", 1, 6), ("width", 1, 1_000), ("nodes", 1, 10_000_000)]
+    limits = [
+        ("population", 2, 100_000),
+        ("games", 1, 100_000),
+        ("generations", 1, 1_000_000),
+        ("max_pieces", 1, 100_000_000),
+        ("depth", 1, 6),
+        ("width", 1, 1_000),
+        ("nodes", 1, 10_000_000),
+    ]
     for name, low, high in limits:
         value = getattr(args, name)
         if not low <= value <= high:
@@ -423,8 +491,11 @@ def run(args: argparse.Namespace) -> int:
         state = train(args)
     except TrainingInterrupted as stop:
         done = stop.state["generation"]
-        print(f"interrupted: wrote {stop.out} (the mean after {done} finished generation{'s' * (done != 1)}); "
-              f"continue with --resume {stop.checkpoint}", file=sys.stderr)
+        print(
+            f"interrupted: wrote {stop.out} (the mean after {done} finished generation{'s' * (done != 1)}); "
+            f"continue with --resume {stop.checkpoint}",
+            file=sys.stderr,
+        )
         return 130
     except cluster.BackendError as error:
         failed = isinstance(error, cluster.WorkerFailed)

@@ -61,10 +61,14 @@ def main() -> int:
 
     weights = WeightSet.load("modern")
     lookahead = 6
-    tasks = [("guideline", weights, 1 + i, args.max_pieces, lookahead, "beam", None, args.nodes, 20)
-             for i in range(args.games)]
-    print(f"{args.games} guideline games of {args.max_pieces} pieces, {args.nodes} nodes a move, "
-          f"{args.workers} workers; ray {'at ' + args.address if args.address else 'local instance'}")
+    tasks = [
+        ("guideline", weights, 1 + i, args.max_pieces, lookahead, "beam", None, args.nodes, 20)
+        for i in range(args.games)
+    ]
+    print(
+        f"{args.games} guideline games of {args.max_pieces} pieces, {args.nodes} nodes a move, "
+        f"{args.workers} workers; ray {'at ' + args.address if args.address else 'local instance'}"
+    )
 
     cluster.warm_kernels()
     start = _clock()
@@ -83,8 +87,10 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     ray_start = _since(start)
-    print(f"\n1. start (wall s / driver CPU s): pool {local_start[0]:.2f} / {local_start[1]:.2f}   "
-          f"ray {ray_start[0]:.2f} / {ray_start[1]:.2f}   ratio ray/pool {ray_start[0] / local_start[0]:.1f}x")
+    print(
+        f"\n1. start (wall s / driver CPU s): pool {local_start[0]:.2f} / {local_start[1]:.2f}   "
+        f"ray {ray_start[0]:.2f} / {ray_start[1]:.2f}   ratio ray/pool {ray_start[0] / local_start[0]:.1f}x"
+    )
 
     results = {}
     try:

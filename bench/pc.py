@@ -106,7 +106,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
     problems = []  # (id, field, lines, queue, hold, use_hold, soft_drop)
     for row in rows:
         base = (row["case_id"], _field(row), int(row["clear_lines"]), parse_queue(row["queue"]), None)
-        if name == "empty" and row["setup"] == "empty" or name == "setups" and row["setup"] != "empty":
+        if (name == "empty" and row["setup"] == "empty") or (name == "setups" and row["setup"] != "empty"):
             problems.append((*base, True, True))
         elif name == "nohold":
             problems.append((*base, False, True))
@@ -119,8 +119,9 @@ def run_group(name: str, keep_caches: bool) -> dict:
         if not keep_caches:
             clear_caches()
         started = time.thread_time()
-        result = solve(bits, queue, hold=hold, use_hold=use_hold, soft_drop=soft, rules=rules, lines=lines,
-                       verify=False)
+        result = solve(
+            bits, queue, hold=hold, use_hold=use_hold, soft_drop=soft, rules=rules, lines=lines, verify=False
+        )
         times.append((time.thread_time() - started) * 1000)
         solvable += result.solvable
         ids.append(ident)
@@ -156,8 +157,10 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     times = data["times"]
     if name == "percent":
         return f"{label:<8}{name:<10}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
-    text = (f"{label:<8}{name:<10}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
-            f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}")
+    text = (
+        f"{label:<8}{name:<10}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
+        f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}"
+    )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
     return text
@@ -193,8 +196,10 @@ def main() -> int:
             (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
         trees = [(args.against[:7], old), ("this", ROOT)]
     rows = _rows()
-    warm = {"empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
-            "setups": [float(r["harness_ms_warm"]) for r in rows if r["setup"] != "empty"]}
+    warm = {
+        "empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
+        "setups": [float(r["harness_ms_warm"]) for r in rows if r["setup"] != "empty"],
+    }
     print(f"{'tree':<8}{'group':<10}{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
     for name in groups:
         results = {}

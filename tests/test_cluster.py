@@ -18,8 +18,21 @@ import main
 from ai import cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY_CEM = ["--games", "2", "--generations", "2", "--population", "4", "--max-pieces", "25", "--height", "8",
-            "--seed", "5", "--quiet"]
+TINY_CEM = [
+    "--games",
+    "2",
+    "--generations",
+    "2",
+    "--population",
+    "4",
+    "--max-pieces",
+    "25",
+    "--height",
+    "8",
+    "--seed",
+    "5",
+    "--quiet",
+]
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -59,8 +72,20 @@ def test_local_cem_is_the_same_with_one_or_two_workers(tmp_path, capsys) -> None
 
 
 def test_bench_rows_are_the_same_in_this_process_and_on_a_pool(capsys) -> None:
-    argv = ["bench", "--games", "3", "--rules", "guideline", "--max-pieces", "12", "--lookahead", "2", "--nodes", "60",
-            "--json"]
+    argv = [
+        "bench",
+        "--games",
+        "3",
+        "--rules",
+        "guideline",
+        "--max-pieces",
+        "12",
+        "--lookahead",
+        "2",
+        "--nodes",
+        "60",
+        "--json",
+    ]
     reports = []
     for extra in ([], ["--workers", "2"]):
         status, out, _ = _run([*argv, *extra], capsys)
@@ -72,19 +97,22 @@ def test_bench_rows_are_the_same_in_this_process_and_on_a_pool(capsys) -> None:
     assert rows[0] == rows[1] and reports[1]["workers"] == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["train", "--address", "auto"], "--address needs --backend ray"),
-    (["bench", "--address", "auto"], "--address needs --backend ray"),
-    (["train", "--workers", "0"], "--workers must be 1.."),
-    (["bench", "--workers", "100000"], "--workers must be 1.."),
-    (["train", "--backend", "ray", "--workers", "0"], "--workers must be 1..10,000 with --backend ray"),
-    (["train", "--backend", "ray", "--address", "nowhere"], "--address must be auto, host:port or ray://host:port"),
-    (["bench", "--backend", "ray", "--address", "host:99999"], "--address must be auto"),
-    (["bench", "--backend", "ray", "--engine", "random"], "--engine random play in this process"),
-    (["bench", "--rules", "classic", "--nodes", "100"], "--nodes is for guideline rules"),
-    (["bench", "--nodes", "0"], "--nodes must be 1.."),
-    (["train", "--backend", "cloud"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "--address", "auto"], "--address needs --backend ray"),
+        (["bench", "--address", "auto"], "--address needs --backend ray"),
+        (["train", "--workers", "0"], "--workers must be 1.."),
+        (["bench", "--workers", "100000"], "--workers must be 1.."),
+        (["train", "--backend", "ray", "--workers", "0"], "--workers must be 1..10,000 with --backend ray"),
+        (["train", "--backend", "ray", "--address", "nowhere"], "--address must be auto, host:port or ray://host:port"),
+        (["bench", "--backend", "ray", "--address", "host:99999"], "--address must be auto"),
+        (["bench", "--backend", "ray", "--engine", "random"], "--engine random play in this process"),
+        (["bench", "--rules", "classic", "--nodes", "100"], "--nodes is for guideline rules"),
+        (["bench", "--nodes", "0"], "--nodes must be 1.."),
+        (["train", "--backend", "cloud"], "invalid choice"),
+    ],
+)
 def test_bad_backend_options_get_one_error_line(argv, message, capsys, tmp_path) -> None:
     if argv[0] == "train":
         argv = [*argv, "--out", str(tmp_path / "w.toml")]
@@ -106,11 +134,14 @@ def test_backend_ray_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp
 
 
 def test_the_local_backend_never_imports_ray(tmp_path) -> None:
-    code = ("import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
-            f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
-            " print(status, 'ray' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    code = (
+        "import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
+        f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
+        " print(status, 'ray' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.stdout.split()[-2:] == ["0", "False"], result.stderr
 
 
@@ -163,8 +194,9 @@ def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
 
 def _processes() -> list[tuple[int, int, int, str, str]]:
     """(pid, ppid, pgid, state, command) of every process."""
-    listing = subprocess.run(["ps", "-ww", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True,
-                             text=True).stdout
+    listing = subprocess.run(
+        ["ps", "-ww", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True, text=True
+    ).stdout
     rows = []
     for line in listing.splitlines():
         pid, ppid, pgid, stat, *command = line.split(None, 4)
@@ -188,14 +220,21 @@ def _alive(pids: set[int]) -> list[str]:
     return [f"{pid} {command}" for pid, _, _, stat, command in _processes() if pid in pids and not stat.startswith("Z")]
 
 
-def interrupt_training(argv: list[str], out: Path, *, after_generation: int = 1, then_seconds: float = 1.0,
-                       timeout: float = 180):
+def interrupt_training(
+    argv: list[str], out: Path, *, after_generation: int = 1, then_seconds: float = 1.0, timeout: float = 180
+):
     """Start `train ... --out OUT` in its own process group, press Ctrl+C (SIGINT to the group, as a terminal does)
     `then_seconds` after the checkpoint shows `after_generation` (0: after the start), and return (status, stderr,
     the processes the run had started, those of them still running after it ended)."""
     checkpoint = out.with_suffix(".ckpt.json")
-    process = subprocess.Popen([sys.executable, "main.py", "train", *argv, "--out", str(out)], cwd=ROOT,
-                               start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "main.py", "train", *argv, "--out", str(out)],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     family: set[int] = set()
     try:
         deadline = time.monotonic() + timeout
@@ -238,8 +277,9 @@ def test_ctrl_c_on_a_local_pool_stops_every_process_and_leaves_the_weights(tmp_p
     assert WeightSet.load(out).weights == dict(zip(state["features"], state["mean"]))  # the last finished generation
 
 
-def test_an_interrupted_generation_resumes_without_playing_its_finished_games_again(tmp_path, capsys,
-                                                                                    monkeypatch) -> None:
+def test_an_interrupted_generation_resumes_without_playing_its_finished_games_again(
+    tmp_path, capsys, monkeypatch
+) -> None:
     import ai.train
 
     real = ai.train.play_task
@@ -271,8 +311,9 @@ def test_an_interrupted_generation_resumes_without_playing_its_finished_games_ag
     again: list[tuple] = []
     monkeypatch.setattr(ai.train, "play_task", lambda task: again.append(task) or real(task))
     resumed = tmp_path / "resumed.toml"
-    assert _run(["train", *TINY_CEM, "--workers", "1", "--resume", str(checkpoint), "--out", str(resumed)],
-                capsys)[0] == 0
+    assert (
+        _run(["train", *TINY_CEM, "--workers", "1", "--resume", str(checkpoint), "--out", str(resumed)], capsys)[0] == 0
+    )
     assert played == straight_games[:11] and again == straight_games[11:]  # only the games not yet played
     finished = json.loads(resumed.with_suffix(".ckpt.json").read_text())
     assert "partial" not in finished
@@ -280,11 +321,26 @@ def test_an_interrupted_generation_resumes_without_playing_its_finished_games_ag
     assert resumed.read_text().split("\n", 1)[1] == straight.read_text().split("\n", 1)[1]
 
 
-@pytest.mark.parametrize("partial", ["x", {"generation": 0, "key": [], "fitness": [[0, "nan"]]},
-                                     {"generation": 0, "key": [], "fitness": [[0.5, 1.0]]}, {"fitness": []}])
+@pytest.mark.parametrize(
+    "partial",
+    [
+        "x",
+        {"generation": 0, "key": [], "fitness": [[0, "nan"]]},
+        {"generation": 0, "key": [], "fitness": [[0.5, 1.0]]},
+        {"fitness": []},
+    ],
+)
 def test_resume_refuses_a_damaged_partial_generation(partial, tmp_path, capsys) -> None:
-    state = {"features": ["holes"], "mean": [-1.0], "sigma": [1.0], "generation": 0, "rng": 1, "best": None,
-             "history": [], "partial": partial}
+    state = {
+        "features": ["holes"],
+        "mean": [-1.0],
+        "sigma": [1.0],
+        "generation": 0,
+        "rng": 1,
+        "best": None,
+        "history": [],
+        "partial": partial,
+    }
     checkpoint = tmp_path / "c.json"
     checkpoint.write_text(json.dumps(state))
     status, out, err = _run(["train", "--resume", str(checkpoint), "--out", str(tmp_path / "w.toml")], capsys)
@@ -294,15 +350,23 @@ def test_resume_refuses_a_damaged_partial_generation(partial, tmp_path, capsys) 
 def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tmp_path) -> None:
     out = tmp_path / "w.toml"
     checkpoint = out.with_suffix(".ckpt.json")
-    process = subprocess.Popen([sys.executable, "main.py", "train", *LONG_CEM, "--workers", "2", "--out", str(out)],
-                               cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        [sys.executable, "main.py", "train", *LONG_CEM, "--workers", "2", "--out", str(out)],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 180
         while not checkpoint.exists() and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.2)
-        workers = [pid for pid, ppid, _, stat, command in _processes()
-                   if ppid == process.pid and "spawn_main" in command and not stat.startswith("Z")]
+        workers = [
+            pid
+            for pid, ppid, _, stat, command in _processes()
+            if ppid == process.pid and "spawn_main" in command and not stat.startswith("Z")
+        ]
         assert len(workers) == 2 and process.poll() is None
         os.kill(workers[0], signal.SIGKILL)
         _, err = process.communicate(timeout=60)
@@ -311,6 +375,7 @@ def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tm
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     assert process.returncode == 1 and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1] == (f"error: a worker process died (killed, or out of memory?); "
-                                            f"--resume {checkpoint} continues")
+    assert err.strip().splitlines()[-1] == (
+        f"error: a worker process died (killed, or out of memory?); --resume {checkpoint} continues"
+    )
     assert json.loads(checkpoint.read_text())["generation"] >= 1

@@ -24,8 +24,9 @@ TIMING = ("ms_median", "ms_p95", "pps")
 
 
 def stackcoach(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "main.py", *argv], check=False, cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "main.py", *argv], check=False, cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _free_ports(count: int) -> list[int]:
@@ -44,12 +45,25 @@ def head() -> str:
     """A one-node Ray cluster with 2 CPUs (`ray start --head --block` in its own process group); its address."""
     port, dashboard, agent = _free_ports(3)  # fixed defaults would clash with a test run beside this one
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    process = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head", "--block",
-                                f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
-                                f"--dashboard-port={dashboard}",
-                                f"--dashboard-agent-listen-port={agent}",
-                                "--disable-usage-stats", "--node-ip-address=127.0.0.1"],
-                               env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("ray")),
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            f"--dashboard-port={dashboard}",
+            f"--dashboard-agent-listen-port={agent}",
+            "--disable-usage-stats",
+            "--node-ip-address=127.0.0.1",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -98,8 +112,9 @@ def test_resume_crosses_backends(tmp_path, head: str) -> None:
     first = tmp_path / "half.toml"
     half = stackcoach("train", *TINY_CEM, "--generations", "1", "--out", str(first), "--workers", "1")
     assert half.returncode == 0, half.stderr
-    resumed = _cem(tmp_path, "resumed", "--resume", str(first.with_suffix(".ckpt.json")), "--backend", "ray",
-                   "--address", head)
+    resumed = _cem(
+        tmp_path, "resumed", "--resume", str(first.with_suffix(".ckpt.json")), "--backend", "ray", "--address", head
+    )
     assert _without_timing(resumed) | {"toml": ""} == _without_timing(straight) | {"toml": ""}
     assert resumed["toml"] == straight["toml"]
 
@@ -119,8 +134,10 @@ def test_bench_rows_are_the_same_on_a_ray_cluster(head: str, rules: str, extra: 
 def test_more_workers_than_cluster_cpus_is_refused(head: str) -> None:
     result = stackcoach("bench", "--games", "1", "--backend", "ray", "--address", head, "--workers", "3")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.strip().splitlines()[-1] == \
-        "error: --workers 3 is more than the 2 free CPUs of the Ray cluster (2 in all; one actor per CPU)"
+    assert (
+        result.stderr.strip().splitlines()[-1]
+        == "error: --workers 3 is more than the 2 free CPUs of the Ray cluster (2 in all; one actor per CPU)"
+    )
 
 
 def test_ctrl_c_on_ray_stops_the_actors_and_the_instance_and_leaves_the_weights(tmp_path) -> None:
@@ -162,20 +179,26 @@ print(json.dumps({"same": results == expected, "games": len(results), "killed_af
 
 
 def test_a_lost_actor_is_restarted_and_its_games_played_again_but_a_task_error_stops_the_run() -> None:
-    result = subprocess.run([sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", LOSE_AN_ACTOR], check=False, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert report == {"same": True, "games": 16, "killed_after": 2,
-                      "failure": "a Ray worker failed: ValueError: invalid literal for int() with base 10: 'twelve'"}
+    assert report == {
+        "same": True,
+        "games": 16,
+        "killed_after": 2,
+        "failure": "a Ray worker failed: ValueError: invalid literal for int() with base 10: 'twelve'",
+    }
 
 
 @pytest.mark.parametrize("seconds", [1.5, 4.0])
 def test_ctrl_c_while_ray_starts_leaves_nothing_running(tmp_path, seconds: float) -> None:
     """Ray's own processes do not take the terminal's Ctrl+C: the run stops them in order, even mid-start."""
     out = tmp_path / "w.toml"
-    status, err, family, left = interrupt_training([*LONG_CEM, "--backend", "ray", "--workers", "2"], out,
-                                                   after_generation=0, then_seconds=seconds)
+    status, err, family, left = interrupt_training(
+        [*LONG_CEM, "--backend", "ray", "--workers", "2"], out, after_generation=0, then_seconds=seconds
+    )
     assert status == 130 and left == [], (err, left)
     assert len(family) >= 2 and "Traceback" not in err
     assert json.loads(out.with_suffix(".ckpt.json").read_text())["generation"] == 0 and out.exists()

@@ -60,13 +60,18 @@ def test_human_output_shows_board_and_link(capsys, tmp_path) -> None:
 def test_drop_modes_and_kick_file(capsys, tmp_path) -> None:
     field = tmp_path / "f.txt"
     field.write_text("XXX____XXX\nXXXX____XX\n")
-    assert '"solvable": true' in _run(["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--json"], capsys)[1]
-    code, out, _ = _run(["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--drop", "harddrop",
-                         "--json"], capsys)
+    assert (
+        '"solvable": true' in _run(["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--json"], capsys)[1]
+    )
+    code, out, _ = _run(
+        ["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--drop", "harddrop", "--json"], capsys
+    )
     assert json.loads(out)["solvable"] is False
     srs = ROOT / "game" / "data" / "kicks" / "srs.toml"
-    code, out, _ = _run(["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--kicks", str(srs),
-                         "--drop", "180", "--json"], capsys)
+    code, out, _ = _run(
+        ["--field-file", str(field), "--queue", "ZZ", "--lines", "2", "--kicks", str(srs), "--drop", "180", "--json"],
+        capsys,
+    )
     assert code == 0 and json.loads(out)["solvable"] is True
 
 
@@ -109,8 +114,9 @@ def test_bad_files(capsys, tmp_path) -> None:
 
 
 def test_subprocess_exit_status() -> None:
-    done = subprocess.run([sys.executable, "main.py", "pc", "--queue", "TX"], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "main.py", "pc", "--queue", "TX"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
 
 
@@ -121,17 +127,20 @@ def _one_error_line(code: int, out: str, err: str) -> str:
     return err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--queue", "TIJ", "--all", "--limit", "0"], "--limit must be 1..10,000, got 0"),
-    (["--queue", "TIJ", "--all", "--limit", "-5"], "--limit must be 1..10,000, got -5"),
-    (["--queue", "TIJ", "--all", "--limit", "100000000000"], "--limit must be 1..10,000"),
-    (["--pattern", "*p³"], "digits 0-9"),
-    (["--pattern", "*p７"], "digits 0-9"),
-    (["--pattern", "*p٣"], "digits 0-9"),
-    (["--pattern", "*p7,*p3"], "needs 1,058,400 distinct queues searched"),
-    (["--pattern", "*p7,*p7,*p7"], "at most 2,000,000 are supported"),
-    (["--pattern", "*p7", "--max-queues", "0"], "--max-queues must be"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--queue", "TIJ", "--all", "--limit", "0"], "--limit must be 1..10,000, got 0"),
+        (["--queue", "TIJ", "--all", "--limit", "-5"], "--limit must be 1..10,000, got -5"),
+        (["--queue", "TIJ", "--all", "--limit", "100000000000"], "--limit must be 1..10,000"),
+        (["--pattern", "*p³"], "digits 0-9"),
+        (["--pattern", "*p７"], "digits 0-9"),
+        (["--pattern", "*p٣"], "digits 0-9"),
+        (["--pattern", "*p7,*p3"], "needs 1,058,400 distinct queues searched"),
+        (["--pattern", "*p7,*p7,*p7"], "at most 2,000,000 are supported"),
+        (["--pattern", "*p7", "--max-queues", "0"], "--max-queues must be"),
+    ],
+)
 def test_bad_options_are_refused_up_front(argv: list[str], message: str, capsys) -> None:
     import time
 
@@ -141,8 +150,15 @@ def test_bad_options_are_refused_up_front(argv: list[str], message: str, capsys)
     assert time.perf_counter() - started < 5  # refused before any search
 
 
-@pytest.mark.parametrize("argv", [["--queue", "T", "--lines", "x"], ["--queue"], ["--queue", "T", "--drop", "x"],
-                                  ["--queue", "T", "--pattern", "T"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--queue", "T", "--lines", "x"],
+        ["--queue"],
+        ["--queue", "T", "--drop", "x"],
+        ["--queue", "T", "--pattern", "T"],
+    ],
+)
 def test_argument_errors_are_one_line(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as leaving:
         main.main(["pc", *argv])
@@ -183,8 +199,9 @@ def test_percent_in_chunks_equals_one_call(capsys, monkeypatch) -> None:
     monkeypatch.setattr(cli, "PERCENT_CHUNK", 100_000)
     code, out, _ = _run(["--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*", "--json"], capsys)
     whole = json.loads(out)
-    assert {k: chunked[k] for k in ("success", "total", "failed")} == \
-        {k: whole[k] for k in ("success", "total", "failed")}
+    assert {k: chunked[k] for k in ("success", "total", "failed")} == {
+        k: whole[k] for k in ("success", "total", "failed")
+    }
     assert 0 < chunked["success"] < chunked["total"] == 60 * 7
 
 
@@ -218,15 +235,23 @@ def test_field_file_uses_only_the_first_page(capsys, tmp_path) -> None:
     assert code == 0 and json.loads(out)["solvable"] is True
 
 
-@pytest.mark.parametrize("argv", [["pc", "--pattern", "*p5", "--lines", "2"], ["pc", "--queue", "IOISJ", "--all",
-                                                                              "--field", PCO_NO_I]])
+@pytest.mark.parametrize(
+    "argv", [["pc", "--pattern", "*p5", "--lines", "2"], ["pc", "--queue", "IOISJ", "--all", "--field", PCO_NO_I]]
+)
 def test_closed_pipe_and_full_disk_end_cleanly(argv: list[str], tmp_path) -> None:
-    pipe = subprocess.run(f"{sys.executable} main.py {' '.join(repr(a) for a in argv)} | head -c 1", shell=True,
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    pipe = subprocess.run(
+        f"{sys.executable} main.py {' '.join(repr(a) for a in argv)} | head -c 1",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert "Traceback" not in pipe.stderr and "Error" not in pipe.stderr
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "main.py", *argv], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
-                              text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "main.py", *argv], cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True, check=False
+        )
     assert done.returncode == 1
     assert done.stderr == "error: cannot write the output: No space left on device\n"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -43,9 +43,15 @@ def _shared_rows(name: str) -> list[dict[str, str]]:
 def _setups() -> list[tuple[int, int]]:
     """(bits, lines) of each non-empty set-up; the text rows are given when the shared data is absent."""
     rows = _shared_rows("setups.tsv")
-    texts = [row[list(row)[2]] for row in rows] if rows else [
-        "XXXX____XX/XXXX___XXX/XXXX__XXXX/XXXX___XXX", "XXXXX_____/XXXXXX____/XXXXXXX___/XXXXXX____",
-        "XXXXXX____/XXXXXX____/XXXXXX____/XXXXXX____"]
+    texts = (
+        [row[list(row)[2]] for row in rows]
+        if rows
+        else [
+            "XXXX____XX/XXXX___XXX/XXXX__XXXX/XXXX___XXX",
+            "XXXXX_____/XXXXXX____/XXXXXXX___/XXXXXX____",
+            "XXXXXX____/XXXXXX____/XXXXXX____/XXXXXX____",
+        ]
+    )
     fields = [from_rows(text.split("/")) for text in texts]
     return [(bits, 4) for bits in fields if bits]
 
@@ -101,7 +107,7 @@ def random_field(rng: random.Random) -> tuple[int, int, tuple[Piece, ...]]:
             garbage |= 1 << rng.randrange(WIDTH * h)
         pieces: list[tuple[int, int]] = []
 
-        def tile(bits: int) -> bool:
+        def tile(bits: int, region: int = region, h: int = h, pieces: list = pieces) -> bool:
             if bits == region:
                 return True
             free = ~bits & region
@@ -172,8 +178,12 @@ def wide_pattern(rng: random.Random, queue: list[Piece], max_queues: int = 2520)
             i = 1
         while i < len(queue):
             size = rng.randint(1, min(7, len(queue) - i))
-            parts.append(f"*p{size}" if rng.random() < 0.7 else
-                         f"[^{rng.choice([c for c in ALL if c not in {p.name for p in queue[i:i + size]}] or ['I'])}]p{size}")
+            parts.append(
+                f"*p{size}"
+                if rng.random() < 0.7
+                else f"[^{rng.choice([c for c in ALL if c not in {p.name for p in queue[i : i + size]}] or ['I'])}]"
+                f"p{size}"
+            )
             i += size
         text = ",".join(parts)
         if len(parse_pattern(text).sequences()) <= max_queues:
@@ -190,7 +200,7 @@ def random_pattern(rng: random.Random, queue: list[Piece], max_queues: int = 160
         parts, i = [], 0
         while i < len(queue):
             size = rng.randint(1, min(3, len(queue) - i))
-            chunk = queue[i:i + size]
+            chunk = queue[i : i + size]
             letters = {p.name for p in chunk}
             distinct = len(letters) == size
             kind = rng.choice("LLB^P*!")
@@ -230,8 +240,11 @@ def test_percent_equals_solving_each_queue(problem, seed, use_hold, soft_drop, h
     pattern = random_pattern(rng, pieces[:length])
     result = percent(bits, pattern, hold=held, use_hold=use_hold, soft_drop=soft_drop, lines=lines)
     queues = parse_pattern(pattern).sequences()
-    failing = [q for q in queues if not solve(bits, q, hold=held, use_hold=use_hold, soft_drop=soft_drop,
-                                                  lines=lines, verify=False).solvable]
+    failing = [
+        q
+        for q in queues
+        if not solve(bits, q, hold=held, use_hold=use_hold, soft_drop=soft_drop, lines=lines, verify=False).solvable
+    ]
     assert result.total == len(queues)
     assert result.failed == failing, pattern
     assert result.success == len(queues) - len(failing)
@@ -245,9 +258,8 @@ def test_box_pattern_counts_match_solution_finder() -> None:
     assert percent(box, "*p5").success == 1776
 
 
-@lru_cache(maxsize=None)
-def _solvable(bits: int, h: int, queue: tuple[Piece, ...], hold: Piece | None, use_hold: bool,
-              soft_drop: bool) -> bool:
+@cache
+def _solvable(bits: int, h: int, queue: tuple[Piece, ...], hold: Piece | None, use_hold: bool, soft_drop: bool) -> bool:
     if h == 0:
         return True
     if not queue and hold is None:
@@ -255,8 +267,17 @@ def _solvable(bits: int, h: int, queue: tuple[Piece, ...], hold: Piece | None, u
     return solve(bits, queue, hold=hold, use_hold=use_hold, soft_drop=soft_drop, lines=h, verify=False).solvable
 
 
-def brute_chance(bits: int, lines: int, current: Piece, queue: tuple[Piece, ...], hold: Piece | None,
-                 state, use_hold: bool, soft_drop: bool, hold_spent: bool = False) -> dict[tuple[Piece, int], float]:
+def brute_chance(
+    bits: int,
+    lines: int,
+    current: Piece,
+    queue: tuple[Piece, ...],
+    hold: Piece | None,
+    state,
+    use_hold: bool,
+    soft_drop: bool,
+    hold_spent: bool = False,
+) -> dict[tuple[Piece, int], float]:
     """(piece, cells) of every next placement -> probability over the bag's outcomes that `solve` can finish
     after it (the player seeing the rest of the queue by then). hold_spent: hold cannot be pressed now."""
     need = (WIDTH * lines - bits.bit_count()) // 4
@@ -287,8 +308,7 @@ def brute_chance(bits: int, lines: int, current: Piece, queue: tuple[Piece, ...]
 
 
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(PROBLEM, st.integers(0, 10**9), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 2),
-       st.booleans())
+@given(PROBLEM, st.integers(0, 10**9), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 2), st.booleans())
 def test_live_chance_equals_brute_force(problem, seed, use_hold, soft_drop, holding, unknown, spent) -> None:
     bits, lines, hint = problem
     rng = random.Random(seed)
@@ -302,8 +322,19 @@ def test_live_chance_equals_brute_force(problem, seed, use_hold, soft_drop, hold
     state = tuple(sorted(rest)) if rng.random() < 0.9 else ()
     current, queue = pieces[0], tuple(pieces[1:known])
     spent = spent and hold is not None  # hold pressed for the piece in play (then the hold slot is not empty)
-    result = pc_chance(bits, current, list(queue), hold, state, make_randomizer("7bag", 0), SRS, lines,
-                       soft_drop=soft_drop, use_hold=use_hold, hold_spent=spent)
+    result = pc_chance(
+        bits,
+        current,
+        list(queue),
+        hold,
+        state,
+        make_randomizer("7bag", 0),
+        SRS,
+        lines,
+        soft_drop=soft_drop,
+        use_hold=use_hold,
+        hold_spent=spent,
+    )
     brute = brute_chance(bits, lines, current, queue, hold, state, use_hold, soft_drop, spent)
     best = max(brute.values(), default=0.0)
     assert not result.approximate

@@ -15,8 +15,11 @@ from game.rules import Rules
 pytest.importorskip("numba")
 
 
-@pytest.mark.parametrize("rules", [Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none")],
-                         ids=["srs", "srs+180", "none"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none")],
+    ids=["srs", "srs+180", "none"],
+)
 @pytest.mark.parametrize("soft_drop", [True, False])
 def test_compiled_placements_equal_python(rules: Rules, soft_drop: bool) -> None:
     rng = random.Random(hash((rules.cache_key(), soft_drop)) & 0xFFFF)

@@ -9,9 +9,9 @@ import pytest
 from ai.pc.field import REGION, clear_full_rows, from_rows, has_overhang, to_rows, walls_ok
 from ai.pc.movegen import MoveGenerator, unpack
 from ai.pc.tiling import tileable
-from tests.oracle_movegen import find_placements
 from game.pieces import Piece
 from game.rules import Rules
+from tests.oracle_movegen import find_placements
 
 
 def _random_field(rng: random.Random, h: int) -> int:

@@ -12,11 +12,27 @@ from ai.pc.pattern import PatternError, parse_pattern
 from game.pieces import Piece, parse_queue
 
 
-@pytest.mark.parametrize(("text", "count"), [
-    ("*", 7), ("*p7", 5040), ("*!", 5040), ("[SZO]p2", 6), ("[SZO]!", 6), ("[^TI]", 5), ("[^TI]p2", 20),
-    ("T,I,*p4", 840), ("*p7,TIJL", 5040), ("TIJL", 1), ("T[OSZ]", 3), ("[ILJ][TL]", 6), ("T;T", 1),
-    ("SZ;[SZ]p2", 2), ("[sz]p2", 2), ("I, *p2 ; O", 43),
-])
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("*", 7),
+        ("*p7", 5040),
+        ("*!", 5040),
+        ("[SZO]p2", 6),
+        ("[SZO]!", 6),
+        ("[^TI]", 5),
+        ("[^TI]p2", 20),
+        ("T,I,*p4", 840),
+        ("*p7,TIJL", 5040),
+        ("TIJL", 1),
+        ("T[OSZ]", 3),
+        ("[ILJ][TL]", 6),
+        ("T;T", 1),
+        ("SZ;[SZ]p2", 2),
+        ("[sz]p2", 2),
+        ("I, *p2 ; O", 43),
+    ],
+)
 def test_counts(text: str, count: int) -> None:
     assert len(parse_pattern(text).sequences()) == count
 
@@ -28,8 +44,9 @@ def test_order_and_content() -> None:
     assert {seq[0] for seq in parse_pattern("[^TI]").sequences()} == {Piece.J, Piece.L, Piece.O, Piece.S, Piece.Z}
 
 
-@pytest.mark.parametrize("text", ["", " ", "Q", "[SZ", "[]", "[^IJLOSTZ]", "*p8", "*p0", "[SZ]p3", "p2", "*p", ";",
-                                  "T;", "[SX]", "T#"])
+@pytest.mark.parametrize(
+    "text", ["", " ", "Q", "[SZ", "[]", "[^IJLOSTZ]", "*p8", "*p0", "[SZ]p3", "p2", "*p", ";", "T;", "[SX]", "T#"]
+)
 def test_bad_patterns(text: str) -> None:
     with pytest.raises(PatternError):
         parse_pattern(text).sequences()
@@ -84,10 +101,18 @@ def test_first_bag_orders_sample_all_solvable() -> None:
 
 
 # --- regressions from the fuzzing pass ----------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "count"), [
-    ("[TTTTTTTTTTTT]p12", 1), ("[IIIIIIIIIIIIIIIIIIII]p10", 1), ("[TTI]p2", 3), ("[TTI]!", 3), ("[SSZZ]p3", 6),
-    ("[IIJJLL]p4", 54), ("[TTIIOO]!", 90),
-])
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("[TTTTTTTTTTTT]p12", 1),
+        ("[IIIIIIIIIIIIIIIIIIII]p10", 1),
+        ("[TTI]p2", 3),
+        ("[TTI]!", 3),
+        ("[SSZZ]p3", 6),
+        ("[IIJJLL]p4", 54),
+        ("[TTIIOO]!", 90),
+    ],
+)
 def test_bags_with_repeated_letters_are_counted_without_walking_permutations(text: str, count: int) -> None:
     import itertools
     import time
@@ -104,7 +129,7 @@ def test_bags_with_repeated_letters_are_counted_without_walking_permutations(tex
 
 def test_the_cap_is_checked_arithmetically_before_any_work() -> None:
     huge = parse_pattern("*p7,*p7,*p7")  # 1.3e11 queues: refusing must not enumerate them
-    assert huge.size() == 5040 ** 3
+    assert huge.size() == 5040**3
     with pytest.raises(PatternError, match="128,024,064,000 queues"):
         huge.check_size()
     with pytest.raises(PatternError, match="at most 2,000,000"):

@@ -60,7 +60,9 @@ def test_setup_solution_counts_match_path_unique() -> None:
         queue = tuple(parse_queue(case["queue"]))
         result = solve(field, queue, rules=SRS, find_all=True, verify=False)
         problem = Problem(field, 4, queue)
-        assert len({unique_key(problem, s) for s in result.solutions}) == int(case["n_solutions_path_unique"]), case["case_id"]
+        assert len({unique_key(problem, s) for s in result.solutions}) == int(case["n_solutions_path_unique"]), case[
+            "case_id"
+        ]
 
 
 @needs_shared
@@ -78,7 +80,9 @@ def test_shared_solution_replays() -> None:
         for op in case["solution_ops"].split(";"):
             letter, rot, x, y = op.split(",")
             piece, rotation = Piece[letter], Rotation.parse(rot)
-            steps.append(Step(piece, rotation, int(x), int(y), False, True, 0, PIECE_MASKS[piece, rotation, int(x), int(y)]))
+            steps.append(
+                Step(piece, rotation, int(x), int(y), False, True, 0, PIECE_MASKS[piece, rotation, int(x), int(y)])
+            )
         placed = [s.piece for s in steps]
         from ai.pc.search import real_hold_flags
 
@@ -145,8 +149,10 @@ def test_180_kicks_matter() -> None:
     queue = parse_queue("IS")
     srs_180 = Rules.named("srs", allow_180=True)
     plus_180 = Rules.named("srs+", allow_180=True)
-    assert solve(field, queue, rules=srs_180, lines=2, use_hold=False).solvable != solve(
-        field, queue, rules=plus_180, lines=2, use_hold=False).solvable
+    assert (
+        solve(field, queue, rules=srs_180, lines=2, use_hold=False).solvable
+        != solve(field, queue, rules=plus_180, lines=2, use_hold=False).solvable
+    )
 
 
 def test_all_solutions_are_ranked_and_distinct() -> None:

@@ -20,7 +20,19 @@ from ai.pc.pattern import Pattern, PatternError, parse_pattern
 from ai.pc.search import PCInputError, Problem, Solution, Step
 
 __all__ = [
-    "ChanceResult", "PCInputError", "Pattern", "PatternError", "PercentResult", "Problem", "Solution",
-    "SolveResult", "Step", "bag_position_of_current", "parse_pattern", "pc_chance", "pc_number", "percent",
+    "ChanceResult",
+    "PCInputError",
+    "Pattern",
+    "PatternError",
+    "PercentResult",
+    "Problem",
+    "Solution",
+    "SolveResult",
+    "Step",
+    "bag_position_of_current",
+    "parse_pattern",
+    "pc_chance",
+    "pc_number",
+    "percent",
     "solve",
 ]

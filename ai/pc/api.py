@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ai.pc.cover import Arrangement
 from ai.pc.pattern import Pattern, parse_pattern
 from ai.pc.percent import Trie, TrieSearch
-from ai.pc.cover import Arrangement
 from ai.pc.search import Problem, Solution, gc_paused, searcher_for
 from ai.pc.verify import replay
 from game.board import WIDTH, Bitboard, Board

@@ -52,8 +52,17 @@ def bag_position_of_current(randomizer_state: tuple, queue_len: int) -> int:
     return (dealt - queue_len - 1) % 7
 
 
-def _promising_solutions(bits: Bitboard, lines: int, sequences: list, weights: list[float], hold: Piece | None,
-                         use_hold: bool, searcher, budget_ms: float, samples: int = 3) -> list[Solution]:
+def _promising_solutions(
+    bits: Bitboard,
+    lines: int,
+    sequences: list,
+    weights: list[float],
+    hold: Piece | None,
+    use_hold: bool,
+    searcher,
+    budget_ms: float,
+    samples: int = 3,
+) -> list[Solution]:
     """A solution for each of the few most likely futures that have one (within the budget)."""
     out = []
     likely = sorted(range(len(sequences)), key=lambda i: -weights[i])[:samples]
@@ -114,8 +123,9 @@ class ChanceResult:
     elapsed_ms: float = 0.0
 
 
-def _futures(randomizer, state, count: int, limit: int = MAX_FUTURES,
-             seed: int = 0) -> tuple[list[tuple[tuple[Piece, ...], float]], bool]:
+def _futures(
+    randomizer, state, count: int, limit: int = MAX_FUTURES, seed: int = 0
+) -> tuple[list[tuple[tuple[Piece, ...], float]], bool]:
     """Every continuation of `count` pieces with its probability, or a sample of `limit` when too many."""
     out: list[tuple[tuple[Piece, ...], float]] = []
     for seq, prob in randomizer.sequences(count, state):
@@ -132,7 +142,7 @@ def _futures(randomizer, state, count: int, limit: int = MAX_FUTURES,
         for _ in range(count):
             options = randomizer.outcomes(current)
             pick = rng.random()
-            for piece, prob, nxt in options:
+            for piece, prob, nxt in options:  # noqa: B007 - the last ones looked at are the pick, used below
                 pick -= prob
                 if pick <= 0:
                     break
@@ -142,19 +152,44 @@ def _futures(randomizer, state, count: int, limit: int = MAX_FUTURES,
     return list(sample.items()), True
 
 
-def pc_chance(board: Board | Bitboard, current: Piece, queue: list[Piece], hold: Piece | None,
-              randomizer_state, randomizer, rules: Rules, lines: int = 4, budget_ms: float | None = None,
-              *, soft_drop: bool = True, use_hold: bool = True, hold_spent: bool = False) -> ChanceResult:
+def pc_chance(
+    board: Board | Bitboard,
+    current: Piece,
+    queue: list[Piece],
+    hold: Piece | None,
+    randomizer_state,
+    randomizer,
+    rules: Rules,
+    lines: int = 4,
+    budget_ms: float | None = None,
+    *,
+    soft_drop: bool = True,
+    use_hold: bool = True,
+    hold_spent: bool = False,
+) -> ChanceResult:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
 
     hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself."""
     with gc_paused():
-        return _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms,
-                          soft_drop, use_hold, hold_spent)
+        return _pc_chance(
+            board,
+            current,
+            queue,
+            hold,
+            randomizer_state,
+            randomizer,
+            rules,
+            lines,
+            budget_ms,
+            soft_drop,
+            use_hold,
+            hold_spent,
+        )
 
 
-def _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms, soft_drop,
-               use_hold, hold_spent) -> ChanceResult:
+def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/score closures); split apart, they would pass a dozen values around
+    board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms, soft_drop, use_hold, hold_spent
+) -> ChanceResult:
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
@@ -169,7 +204,7 @@ def _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules,
     # it ends the search instead, and the result then says it is approximate).
     limit = MAX_FUTURES
     futures, sampled = _futures(randomizer, randomizer_state, unknown, limit) if unknown else ([((), 1.0)], False)
-    sequences = [(known + seq)[:max(length, 1)] for seq, _ in futures]
+    sequences = [(known + seq)[: max(length, 1)] for seq, _ in futures]
     weight_of: dict[tuple[Piece, ...], float] = {}
     for seq, (_, prob) in zip(sequences, futures):
         weight_of[seq] = weight_of.get(seq, 0.0) + prob
@@ -255,15 +290,18 @@ def _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules,
     # single-queue search; their first placement is tried first and the rest is an arrangement for it.
     priority: dict[tuple[Piece, int], int] = {}
     if not by_placement:
-        for solution in _promising_solutions(bits, lines, trie.sequences, weights, hold, use_hold, searcher,
-                                             200 if budget_ms is None else budget_ms / 30):
+        for solution in _promising_solutions(
+            bits, lines, trie.sequences, weights, hold, use_hold, searcher, 200 if budget_ms is None else budget_ms / 30
+        ):
             first = solution.steps[0]
             key = (first.piece, first.mask)
             if key in scores and (not hold_spent or first.piece == known[0]) and scores[key].ways[0][0].h:
                 priority.setdefault(key, len(priority))
                 scores[key].pending.append((remember(key, solution.steps[1:]), None))
-    order = {key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
-             for i, key in enumerate(moves)}
+    order = {
+        key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
+        for i, key in enumerate(moves)
+    }
 
     lost_anywhere = [0]  # leaves some placement lost
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
@@ -374,8 +412,11 @@ def _pc_chance(board, current, queue, hold, randomizer_state, randomizer, rules,
             best_key = key
             break
         refine(key)
-    ranked = [(moves[key][0], score.lower) for key, score in scores.items()
-              if not undecided(score) and (score.lower > 0 or key == best_key)]
+    ranked = [
+        (moves[key][0], score.lower)
+        for key, score in scores.items()
+        if not undecided(score) and (score.lower > 0 or key == best_key)
+    ]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer
         key = max(scores, key=lambda k: (scores[k].lower, [-v for v in order[k]]))
         ranked = [(moves[key][0], scores[key].lower)]

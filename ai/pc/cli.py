@@ -6,8 +6,10 @@ and exit with status 2.
 `--percent` work is counted before it starts: the queues are cut to the pieces that matter (the pieces needed,
 plus one with hold) and the distinct cut queues are what the solver searches. Above `--max-queues` of them
 (default 20,000, about a minute or two) the command refuses at once and says how many there are; a longer run
-goes in chunks of queues (memory stays bounded) and shows its progress on stderr when that is a terminal. Placement coordinates: (x, y) of the rotation cell (TBP / solution-finder convention) in
-the field as it is when the piece is placed: y = 0 is the bottom row, rows cleared earlier are gone.
+goes in chunks of queues (memory stays bounded) and shows its progress on stderr when that is a terminal.
+
+Placement coordinates: (x, y) of the rotation cell (TBP / solution-finder convention) in the field as it is when
+the piece is placed: y = 0 is the bottom row, rows cleared earlier are gone.
 """
 
 from __future__ import annotations
@@ -23,20 +25,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     field.add_argument("--field-file", metavar="FILE", help="a file with a fumen code or text rows (X filled, _ empty)")
     pieces = parser.add_mutually_exclusive_group(required=True)
     pieces.add_argument("--queue", metavar="PIECES", help="piece in play then the queue, e.g. TIJLSZOTIJL")
-    pieces.add_argument("--pattern", metavar="PATTERN", help="solution-finder pattern, e.g. '*p7,TIJL' (implies --percent)")
+    pieces.add_argument(
+        "--pattern", metavar="PATTERN", help="solution-finder pattern, e.g. '*p7,TIJL' (implies --percent)"
+    )
     parser.add_argument("--hold", choices=("use", "avoid"), default="use", help="may hold be used (default: use)")
     parser.add_argument("--held", metavar="PIECE", help="piece already in the hold slot (default: empty)")
     parser.add_argument("--kicks", default="srs", metavar="srs|srs+|none|FILE", help="kick table (default: srs)")
-    parser.add_argument("--drop", choices=("softdrop", "harddrop", "180"), default="softdrop",
-                        help="softdrop: tucks and spins; harddrop: hard drops only; 180: soft drop and 180 turns")
+    parser.add_argument(
+        "--drop",
+        choices=("softdrop", "harddrop", "180"),
+        default="softdrop",
+        help="softdrop: tucks and spins; harddrop: hard drops only; 180: soft drop and 180 turns",
+    )
     parser.add_argument("--lines", type=int, default=4, help="lines to clear, 1..6 (default: 4)")
     parser.add_argument("--all", action="store_true", help="every distinct solution, ranked")
-    parser.add_argument("--limit", type=int, default=1000,
-                        help=f"at most this many solutions with --all, 1..{MAX_LIMIT:,} (default 1000)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=1000,
+        help=f"at most this many solutions with --all, 1..{MAX_LIMIT:,} (default 1000)",
+    )
     parser.add_argument("--percent", action="store_true", help="success rate over the queues of --pattern/--queue")
-    parser.add_argument("--max-queues", type=int, default=DEFAULT_MAX_QUEUES, metavar="N",
-                        help=f"--percent: refuse patterns needing more than N distinct queues searched "
-                        f"(default {DEFAULT_MAX_QUEUES:,}; at most {MAX_QUEUES_CAP:,})")
+    parser.add_argument(
+        "--max-queues",
+        type=int,
+        default=DEFAULT_MAX_QUEUES,
+        metavar="N",
+        help=f"--percent: refuse patterns needing more than N distinct queues searched "
+        f"(default {DEFAULT_MAX_QUEUES:,}; at most {MAX_QUEUES_CAP:,})",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -54,7 +71,6 @@ class _InputError(Exception):
 
 def _read_field(args: argparse.Namespace) -> int:
     from game.fumen import FumenError, decode
-
     from game.textfile import InputFileError, read_text
 
     text = args.field
@@ -62,7 +78,7 @@ def _read_field(args: argparse.Namespace) -> int:
         try:
             text = read_text(args.field_file, FIELD_FILE_BYTES, what="field file").strip()
         except InputFileError as error:
-            raise _InputError(str(error))
+            raise _InputError(str(error)) from None
         if not any(tag in text for tag in ("115@", "110@")):
             from ai.pc.field import from_rows
 
@@ -76,7 +92,7 @@ def _read_field(args: argparse.Namespace) -> int:
         pages = decode(text, max_pages=1)  # only the first page is used
         return pages[0].field.to_board().bits
     except (FumenError, ValueError) as error:
-        raise _InputError(f"bad fumen: {error}")
+        raise _InputError(f"bad fumen: {error}") from None
 
 
 def _rules(args: argparse.Namespace):
@@ -86,7 +102,7 @@ def _rules(args: argparse.Namespace):
     try:
         return Rules.named(args.kicks, allow_180=args.drop == "180")
     except KickTableError as error:
-        raise _InputError(str(error))
+        raise _InputError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 held = Piece.from_letter(args.held)
             except ValueError as error:
-                raise _InputError(str(error))
+                raise _InputError(str(error)) from None
         use_hold = args.hold == "use"
         soft = args.drop != "harddrop"
         if args.pattern is not None or args.percent:
@@ -116,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             queue = parse_queue(args.queue)
         except ValueError as error:
-            raise _InputError(str(error))
+            raise _InputError(str(error)) from None
         if not queue:
             raise _InputError("empty queue")
         return _run_solve(args, bits, rules, queue, held, use_hold, soft)
@@ -135,8 +151,17 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     from ai.pc.search import Problem
     from ai.pc.verify import replay_on_engine
 
-    result = solve(bits, queue, hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines,
-                   find_all=args.all, limit=args.limit)
+    result = solve(
+        bits,
+        queue,
+        hold=held,
+        use_hold=use_hold,
+        rules=rules,
+        soft_drop=soft,
+        lines=args.lines,
+        find_all=args.all,
+        limit=args.limit,
+    )
     problem = Problem(bits, args.lines, tuple(queue), held, use_hold)
     # solve() replayed each solution through the rules; the ones shown are also played on the timed engine.
     for solution in result.solutions[:ENGINE_CHECKED]:
@@ -144,8 +169,10 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     if args.json:
         out = {
             "solvable": result.solvable,
-            "solutions": [{"placements": [s.as_dict() for s in sol.steps], "fumen": fumen_code(problem, sol)}
-                          for sol in result.solutions],
+            "solutions": [
+                {"placements": [s.as_dict() for s in sol.steps], "fumen": fumen_code(problem, sol)}
+                for sol in result.solutions
+            ],
             "elapsed_ms": round(result.elapsed_ms, 3),
         }
         if args.all:
@@ -157,11 +184,16 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     if not result.solvable:
         print(f"no perfect clear ({result.elapsed_ms:.1f} ms)")
         return 0
-    print(f"{len(result.solutions)} solution(s){' (limit reached)' if result.truncated else ''} in {result.elapsed_ms:.1f} ms"
-          "  (x, y = rotation cell; y counted in the field at that moment, cleared rows removed)")
+    print(
+        f"{len(result.solutions)} solution(s){' (limit reached)' if result.truncated else ''} "
+        f"in {result.elapsed_ms:.1f} ms"
+        "  (x, y = rotation cell; y counted in the field at that moment, cleared rows removed)"
+    )
     for number, sol in enumerate(result.solutions, 1):
-        steps = ", ".join(f"{'hold>' if s.hold else ''}{s.piece.name} {s.rotation.tbp_name} ({s.x},{s.y})"
-                          f"{'' if s.hard else ' soft'}" for s in sol.steps)
+        steps = ", ".join(
+            f"{'hold>' if s.hold else ''}{s.piece.name} {s.rotation.tbp_name} ({s.x},{s.y}){'' if s.hard else ' soft'}"
+            for s in sol.steps
+        )
         left = sol.leftover.name if sol.leftover is not None else "-"
         print(f"#{number}: {steps}  [soft {sol.soft_count}, early clears {sol.early_clears}, left {left}]")
         print("\n".join("  " + r for r in picture(problem, sol)))
@@ -183,15 +215,33 @@ def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
     cut = _cut(pattern, keep)
     work = cut.size() if keep is not None else 0  # no piece count fills the field: nothing to search
     if work > args.max_queues:
-        raise _InputError(f"pattern {text!r} needs {work:,} distinct queues searched (a few ms "
-                          f"each), more than --max-queues {args.max_queues:,}; raise --max-queues to run it anyway")
+        raise _InputError(
+            f"pattern {text!r} needs {work:,} distinct queues searched (a few ms "
+            f"each), more than --max-queues {args.max_queues:,}; raise --max-queues to run it anyway"
+        )
     shown_failures = None if args.json else FAILURES_SHOWN  # the text output lists only the first ones
-    result = _percent_in_chunks(bits, pattern, cut, keep, work, dict(
-        hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines), shown_failures)
+    result = _percent_in_chunks(
+        bits,
+        pattern,
+        cut,
+        keep,
+        work,
+        dict(hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines),
+        shown_failures,
+    )
     failed = ["".join(p.name for p in seq) for seq in result.failed]
     if args.json:
-        print(json.dumps({"success": result.success, "total": result.total, "rate": result.rate,
-                          "failed": failed, "elapsed_ms": round(result.elapsed_ms, 3)}))
+        print(
+            json.dumps(
+                {
+                    "success": result.success,
+                    "total": result.total,
+                    "rate": result.rate,
+                    "failed": failed,
+                    "elapsed_ms": round(result.elapsed_ms, 3),
+                }
+            )
+        )
         return 0
     print(f"success: {result.rate * 100:.2f}% ({result.success}/{result.total}) in {result.elapsed_ms:.0f} ms")
     failures = result.total - result.success
@@ -270,8 +320,12 @@ class _Progress:
         spent = self.clock() - self.started
         left = spent / done * (self.total - done) if done else 0.0
         eta = f"{left / 60:.0f} min" if left >= 90 else f"{left:.0f} s"
-        print(f"\rpercent: {done:,}/{self.total:,} queues ({100 * done // self.total}%), about {eta} left   ",
-              end="", file=sys.stderr, flush=True)
+        print(
+            f"\rpercent: {done:,}/{self.total:,} queues ({100 * done // self.total}%), about {eta} left   ",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def end(self) -> None:
         if self.on:

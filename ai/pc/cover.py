@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from ai.pc.movegen import MoveGenerator
 from ai.pc.percent import Node
-from ai.pc.search import Step
 from game.board import ROW_MASK, WIDTH, Bitboard
 from game.pieces import Piece
 

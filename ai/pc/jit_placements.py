@@ -21,8 +21,25 @@ def _fits(masks, tops, bits, sid):
 
 
 @njit(cache=True, nogil=True)
-def placements(bits, h, masks, tops, lows, xs_start, xs_count, xs, turn_start, turn_count, test_start, test_count,
-               deltas, soft, out_mask, out_sid, out_hard):
+def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search in one compiled function
+    bits,
+    h,
+    masks,
+    tops,
+    lows,
+    xs_start,
+    xs_count,
+    xs,
+    turn_start,
+    turn_count,
+    test_start,
+    test_count,
+    deltas,
+    soft,
+    out_mask,
+    out_sid,
+    out_hard,
+):
     """Fill out_* with (mask, sid, hard) per placement inside rows 0..h-1, in ai.pc.movegen's order; return n.
 
     masks[sid]: the cells in rows 0..5 (the field's rows; higher cells never meet a block), tops[sid]: the

@@ -47,8 +47,9 @@ def _put(table_a, table_b, values, fill, a, b, value):
 
 
 @njit(cache=True, nogil=True)
-def _search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, table_a, table_b, values,
-            fill):
+def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
+    bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, table_a, table_b, values, fill
+):
     """1: coverable, 0: not, 2: budget spent (unknown). Mirrors ai.pc.tiling._tileable step for step."""
     if need0 == 0:
         return 1
@@ -130,8 +131,7 @@ def _search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, re
 
 
 @njit(cache=True, nogil=True)
-def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, table_a, table_b, values,
-                   fill):
+def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, table_a, table_b, values, fill):
     """tiling.tileable's work from 8-bit piece counts (piece p in bits 8p..8p+7): parity, the counts capped
     at the pieces needed (and 15) as the search packs them, then the search."""
     filled = 0
@@ -151,8 +151,9 @@ def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, reg
         if count > 15:
             count = 15
         packed |= count << (4 * piece)
-    return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, table_a, table_b,
-                   values, fill)
+    return _search(
+        bits, h, packed, need, budget, starts, pieces, masks, columns, region, table_a, table_b, values, fill
+    )
 
 
 class Kernel:
@@ -181,20 +182,22 @@ class Kernel:
                     pieces.append(piece)
                     masks.append(mask)
                 starts.append(len(pieces))
-            found = self._tables[h] = (np.array(starts, np.int64), np.array(pieces, np.int64),
-                                       np.array(masks, np.int64), np.array(COLUMN[h] + (0,), np.int64),
-                                       (1 << (10 * h)) - 1)
+            found = self._tables[h] = (
+                np.array(starts, np.int64),
+                np.array(pieces, np.int64),
+                np.array(masks, np.int64),
+                np.array(COLUMN[h] + (0,), np.int64),
+                (1 << (10 * h)) - 1,
+            )
         return found
 
     def run_counts(self, bits: int, h: int, counts8: int, budget: int) -> int:
         tables = self._tables.get(h) or self.tables(h)
-        return _search_counts(bits, h, counts8, budget, *tables, self._table_a, self._table_b, self._values,
-                              self._fill)
+        return _search_counts(bits, h, counts8, budget, *tables, self._table_a, self._table_b, self._values, self._fill)
 
     def run(self, bits: int, h: int, packed: int, need: int, budget: int) -> int:
         tables = self._tables.get(h) or self.tables(h)
-        return _search(bits, h, packed, need, budget, *tables, self._table_a, self._table_b, self._values,
-                       self._fill)
+        return _search(bits, h, packed, need, budget, *tables, self._table_a, self._table_b, self._values, self._fill)
 
 
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62

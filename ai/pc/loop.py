@@ -46,7 +46,7 @@ def bag_stream(seed: int, bags: int) -> list[Piece]:
 def _bag_state(stream: list[Piece], dealt: int) -> tuple[Piece, ...]:
     """Pieces left in the current bag after `dealt` pieces of the stream ((): at a bag boundary)."""
     start = (dealt // 7) * 7
-    return tuple(sorted(stream[dealt:start + 7])) if dealt % 7 else ()
+    return tuple(sorted(stream[dealt : start + 7])) if dealt % 7 else ()
 
 
 def loop_positions(seed: int, pcs: int = 7, rules: Rules | None = None) -> Iterator[LoopPosition]:
@@ -55,14 +55,22 @@ def loop_positions(seed: int, pcs: int = 7, rules: Rules | None = None) -> Itera
     r = 0  # index of the piece in play
     hold: Piece | None = None
     for pc in range(1, pcs + 1):
-        queue = stream[r:r + 11 - (hold is not None)]
+        queue = stream[r : r + 11 - (hold is not None)]
         result = solve(0, queue, hold=hold, rules=rules, verify=False)
         if not result.solutions:
             return
         bits, h = 0, 4
         for placed, step in enumerate(result.solutions[0].steps):
-            yield LoopPosition(pc, placed, bits, h, stream[r], tuple(stream[r + 1:r + 1 + PREVIEWS]), hold,
-                               _bag_state(stream, r + 1 + PREVIEWS))
+            yield LoopPosition(
+                pc,
+                placed,
+                bits,
+                h,
+                stream[r],
+                tuple(stream[r + 1 : r + 1 + PREVIEWS]),
+                hold,
+                _bag_state(stream, r + 1 + PREVIEWS),
+            )
             if not step.hold:
                 piece, r = stream[r], r + 1
             elif hold is None:

@@ -138,8 +138,9 @@ class MoveGenerator:
             if kernel is not None:
                 compiled, tables = kernel
                 out_mask, out_sid, out_hard = self._out
-                n = compiled.placements(bits, h, *tables, self.soft_drop and has_overhang(bits, h),
-                                        out_mask, out_sid, out_hard)
+                n = compiled.placements(
+                    bits, h, *tables, self.soft_drop and has_overhang(bits, h), out_mask, out_sid, out_hard
+                )
                 return dict(zip(out_mask[:n].tolist(), zip(out_sid[:n].tolist(), out_hard[:n].tolist())))
         return self.python_placements(bits, h, piece)
 
@@ -178,8 +179,10 @@ class MoveGenerator:
                     test_start.append(len(deltas))
                     test_count.append(len(tests))
                     deltas.extend(tests)
-            arrays = [np.array(v, np.int64) for v in (lows, xs_start, xs_count, xs, turn_start, turn_count,
-                                                        test_start, test_count, deltas)]
+            arrays = [
+                np.array(v, np.int64)
+                for v in (lows, xs_start, xs_count, xs, turn_start, turn_count, test_start, test_count, deltas)
+            ]
             found = self._compiled[piece] = (jit_placements, (table_masks, tops, *arrays))
             if self._out is None:
                 self._out = (np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.bool_))
@@ -210,8 +213,9 @@ class MoveGenerator:
                 self._confirm(bits, h, piece, set(seeds), result, hidden)
         return result
 
-    def _confirm(self, bits: Bitboard, h: int, piece: int, seeds: set[int], result: dict,
-                 hidden: dict[Bitboard, list[int]]) -> None:
+    def _confirm(
+        self, bits: Bitboard, h: int, piece: int, seeds: set[int], result: dict, hidden: dict[Bitboard, list[int]]
+    ) -> None:
         """Keep the hidden spots that some seed reaches. Searching backwards from a spot (undoing shifts, drops
         and kicked turns, over states at most SKY rows above the field) meets a seed iff the reference's moves
         lead from that seed to the spot; the region a spot can be reached from is usually tiny, so this is
@@ -256,8 +260,7 @@ class MoveGenerator:
                 unreachable |= seen
 
     @staticmethod
-    def _hidden_spots(bits: Bitboard, h: int, piece: int, seeds: list[int],
-                      result: dict) -> dict[Bitboard, list[int]]:
+    def _hidden_spots(bits: Bitboard, h: int, piece: int, seeds: list[int], result: dict) -> dict[Bitboard, list[int]]:
         """Cells of resting positions inside the field that no straight drop reaches: the only placements a
         search could add. Usually there are none, and the search is skipped."""
         masks = MASKS[piece]

@@ -55,8 +55,7 @@ class Draw:
             if len(prefix) == self.count:
                 yield tuple(prefix)
                 return
-            left = sorted((spots[used[piece]], piece) for piece, spots in positions.items()
-                          if used[piece] < len(spots))
+            left = sorted((spots[used[piece]], piece) for piece, spots in positions.items() if used[piece] < len(spots))
             for _, piece in left:
                 used[piece] += 1
                 prefix.append(piece)
@@ -132,7 +131,7 @@ def _alternative_allows(alt: tuple[Draw, ...], seq: tuple[Piece, ...]) -> bool:
         return False
     start = 0
     for draw in alt:
-        if not draw.allows(seq[start:start + draw.count]):
+        if not draw.allows(seq[start : start + draw.count]):
             return False
         start += draw.count
     return True
@@ -159,14 +158,17 @@ def parse_pattern(text: str) -> Pattern:
     return Pattern(text, tuple(alternatives))
 
 
-def _parse_alternative(part: str, whole: str) -> tuple[Draw, ...]:
+def _parse_alternative(part: str, whole: str) -> tuple[Draw, ...]:  # noqa: C901 - one branch per form of the syntax, each with its own error message
     draws: list[Draw] = []
     i = 0
     n = len(part)
 
     def fail(message: str, at: int) -> PatternError:
-        return PatternError(f"bad pattern {whole!r}: {message} at {part[at:at + 6]!r}" if at < n
-                            else f"bad pattern {whole!r}: {message} at the end")
+        return PatternError(
+            f"bad pattern {whole!r}: {message} at {part[at : at + 6]!r}"
+            if at < n
+            else f"bad pattern {whole!r}: {message} at the end"
+        )
 
     while i < n:
         char = part[i]
@@ -184,7 +186,7 @@ def _parse_alternative(part: str, whole: str) -> tuple[Draw, ...]:
             close = part.find("]", i)
             if close < 0:
                 raise fail("'[' without ']'", i)
-            inside = part[i + 1:close].replace(" ", "")
+            inside = part[i + 1 : close].replace(" ", "")
             exclude = inside.startswith("^")
             letters = inside[1:] if exclude else inside
             for c in letters:
@@ -211,8 +213,8 @@ def _parse_alternative(part: str, whole: str) -> tuple[Draw, ...]:
             if j == i + 1:
                 raise fail("'p' must be followed by a number (digits 0-9)", i)
             if j - i - 1 > 3:
-                raise fail(f"cannot draw {part[i + 1:j]} pieces from a bag of {len(bag)}", i)
-            count = int(part[i + 1:j])
+                raise fail(f"cannot draw {part[i + 1 : j]} pieces from a bag of {len(bag)}", i)
+            count = int(part[i + 1 : j])
             if not 1 <= count <= len(bag):
                 raise fail(f"cannot draw {count} pieces from a bag of {len(bag)}", i)
             i = j

@@ -4,8 +4,8 @@
 whole sequence, as solution-finder's `percent` counts it). Sequences share prefixes, so the search state is
 (field, h, held piece, trie node) and its value is the set of leaves below the node that succeed, kept as an int
 bitset; a node stops early once every leaf below it succeeded. Identical subtrees are one node (for `*p7,TIJL`
-every prefix with the same pieces left shares its node), so their states are searched once. Hold uses the same buffer model as
-`ai.pc.search` (see there).
+every prefix with the same pieces left shares its node), so their states are searched once. Hold uses the same
+buffer model as `ai.pc.search` (see there).
 """
 
 from __future__ import annotations
@@ -109,7 +109,9 @@ class TrieSearch:
         left = sum(node.max_counts) + (held is not None)
         return needed <= left and walls_ok(bits, h) and tileable(bits, h, self._counts(node, held))
 
-    def run(self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int | None = None) -> int:
+    def run(  # noqa: C901 - the memoised search's hot path, kept in one frame for speed (bench/pc.py)
+        self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int | None = None
+    ) -> int:
         """Leaves below `node` for which a PC exists from this state (held = the buffer piece, see module doc).
 
         Only the leaves in `wanted` (default: all) must be decided: the answer always has every wanted leaf

@@ -62,8 +62,13 @@ class Step:
     mask: Bitboard  # the piece's cells in that field (same layout as game.board)
 
     def as_dict(self) -> dict:
-        return {"piece": self.piece.name, "orientation": self.rotation.tbp_name, "x": self.x, "y": self.y,
-                "hold": self.hold}
+        return {
+            "piece": self.piece.name,
+            "orientation": self.rotation.tbp_name,
+            "x": self.x,
+            "y": self.y,
+            "hold": self.hold,
+        }
 
 
 @dataclass(frozen=True)
@@ -163,8 +168,9 @@ class Searcher:
         self.gen: MoveGenerator = for_rules(rules, soft_drop)
         self.dead: set = set()
 
-    def solve(self, problem: Problem, *, find_all: bool = False, limit: int = 100_000,
-              budget_ms: float | None = None) -> tuple[list[Solution], SearchStats]:
+    def solve(  # noqa: C901 - the depth-first search and its closures share one state; the hot path of every PC
+        self, problem: Problem, *, find_all: bool = False, limit: int = 100_000, budget_ms: float | None = None
+    ) -> tuple[list[Solution], SearchStats]:
         """First solution (find_all=False) or all of them (up to `limit`), ranked when find_all."""
         problem.check()
         stats = SearchStats()
@@ -226,8 +232,7 @@ class Searcher:
                         any_found = True
                     else:
                         needed = (WIDTH * child.h - child.field.bit_count()) // 4
-                        if (needed <= left and walls_ok(child.field, child.h)
-                                and dfs(child.field, child.h, nidx, nheld)):
+                        if needed <= left and walls_ok(child.field, child.h) and dfs(child.field, child.h, nidx, nheld):
                             any_found = True
                     path.pop()
                     if any_found and (not find_all or len(paths) >= limit):

@@ -76,8 +76,9 @@ class Shape:
         both = self.base | self.must
         for y in range(self.height):
             if (both >> (y * WIDTH)) & ROW == ROW:
-                raise ShapeError(f"row {y} (from the bottom) would be full: line clears during a build "
-                                 "are not supported")
+                raise ShapeError(
+                    f"row {y} (from the bottom) would be full: line clears during a build are not supported"
+                )
 
     @property
     def height(self) -> int:
@@ -201,8 +202,15 @@ def _mirror(bits: Bitboard) -> Bitboard:
     return out
 
 
-MIRROR_PIECE = {Piece.I: Piece.I, Piece.O: Piece.O, Piece.T: Piece.T, Piece.J: Piece.L, Piece.L: Piece.J,
-                Piece.S: Piece.Z, Piece.Z: Piece.S}
+MIRROR_PIECE = {
+    Piece.I: Piece.I,
+    Piece.O: Piece.O,
+    Piece.T: Piece.T,
+    Piece.J: Piece.L,
+    Piece.L: Piece.J,
+    Piece.S: Piece.Z,
+    Piece.Z: Piece.S,
+}
 
 
 # --- results ---------------------------------------------------------------------------------------------
@@ -220,8 +228,14 @@ class Placement:
     mask: Bitboard
 
     def as_dict(self) -> dict:
-        return {"piece": self.piece.name, "orientation": self.rotation.tbp_name, "x": self.x, "y": self.y,
-                "hold": self.hold, "hard_drop": self.hard}
+        return {
+            "piece": self.piece.name,
+            "orientation": self.rotation.tbp_name,
+            "x": self.x,
+            "y": self.y,
+            "hold": self.hold,
+            "hard_drop": self.hard,
+        }
 
 
 @dataclass(frozen=True)
@@ -243,8 +257,10 @@ class Way:
         return sum(not p.hard for p in self.placements)
 
     def as_dict(self) -> dict:
-        return {"placements": [p.as_dict() for p in self.placements],
-                "leftover": self.leftover.name if self.leftover is not None else None}
+        return {
+            "placements": [p.as_dict() for p in self.placements],
+            "leftover": self.leftover.name if self.leftover is not None else None,
+        }
 
 
 @dataclass
@@ -312,8 +328,15 @@ class Finder:
        in `orders`: at most 2**(n-1) orders per queue, checked by set look-ups.
     """
 
-    def __init__(self, shape: Shape, rules: Rules, soft_drop: bool, use_hold: bool,
-                 max_counts: dict[Piece, int] | None = None, lazy: bool | None = None) -> None:
+    def __init__(
+        self,
+        shape: Shape,
+        rules: Rules,
+        soft_drop: bool,
+        use_hold: bool,
+        max_counts: dict[Piece, int] | None = None,
+        lazy: bool | None = None,
+    ) -> None:
         """`max_counts`: at most this many of each piece can ever be placed (from the queues to be asked
         about); arrangements needing more are skipped. None: no limit. `lazy`: skip step 2 and follow each
         queue through the arrangements instead (the default above LAZY_PIECES pieces, where the orders of
@@ -420,8 +443,7 @@ class Finder:
         walk("", idx, held)
         return found
 
-    def _walk_lazy(self, letters: str, prefix: str, live: dict, idx: int, held: str | None,
-                   found: list) -> None:
+    def _walk_lazy(self, letters: str, prefix: str, live: dict, idx: int, held: str | None, found: list) -> None:
         """Follow the queue through every arrangement at once: `live` maps (arrangement, placements made) to
         the field; an arrangement whose placements are all made is a build."""
         done = [number for (number, subset) in live if subset == (1 << len(self.arrangements[number])) - 1]
@@ -434,8 +456,12 @@ class Finder:
             for (number, subset), bits in live.items():
                 arrangement = self.arrangements[number]
                 for i, (piece, mask, _) in enumerate(arrangement):
-                    if (not subset >> i & 1 and _NAMES[piece] == letter and (number, subset | 1 << i) not in step
-                            and self._placeable(bits, piece, mask)):
+                    if (
+                        not subset >> i & 1
+                        and _NAMES[piece] == letter
+                        and (number, subset | 1 << i) not in step
+                        and self._placeable(bits, piece, mask)
+                    ):
                         step[number, subset | 1 << i] = bits | mask
             if step:
                 self._walk_lazy(letters, prefix + letter, step, nidx, nheld, found)
@@ -539,8 +565,9 @@ for _piece, _poses in _POSE.items():
             _m ^= _low
 
 
-def _arrangements(shape: Shape, max_counts: dict[int, int] | None = None
-                  ) -> list[tuple[tuple[int, Bitboard, int], ...]]:
+def _arrangements(
+    shape: Shape, max_counts: dict[int, int] | None = None
+) -> list[tuple[tuple[int, Bitboard, int], ...]]:
     """Every set of placements (piece, cells, 0) that covers the `*` cells and stays within `*`/`+` cells: the
     pieces covering `*` cells, found once each by always covering the lowest `*` cell not yet covered, plus any
     set of pieces lying wholly on `+` cells (a margin piece can hold others up or use up a piece of the queue).
@@ -595,8 +622,9 @@ def _arrangements(shape: Shape, max_counts: dict[int, int] | None = None
 _LETTER = {p.name: int(p) for p in Piece}
 
 
-def _hold_flags(queue: tuple[Piece, ...], hold: Piece | None, placed: list[Piece],
-                use_hold: bool) -> tuple[list[bool], Piece | None]:
+def _hold_flags(
+    queue: tuple[Piece, ...], hold: Piece | None, placed: list[Piece], use_hold: bool
+) -> tuple[list[bool], Piece | None]:
     """Per placed piece, whether the hold key was pressed for it, and the piece left over afterwards
     (the hold piece, else the next in the queue). The order must be one real hold allows."""
     held, r, flags = hold, 0, []
@@ -632,9 +660,16 @@ def _piece_counts(sequences: Iterable[tuple[Piece, ...]], hold: Piece | None, ke
     return best
 
 
-def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, drop: str = "softdrop",
-           queues: Iterable[Iterable[Piece]] | None = None, hold: Piece | None = None,
-           lazy: bool | None = None) -> Finder:
+def finder(
+    shape: Shape,
+    *,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    drop: str = "softdrop",
+    queues: Iterable[Iterable[Piece]] | None = None,
+    hold: Piece | None = None,
+    lazy: bool | None = None,
+) -> Finder:
     """A Finder for the shape; given the `queues` it will be asked about (and the hold piece), it skips the
     arrangements no such queue has the pieces for (much faster for bag patterns)."""
     rules, soft = rules_for(drop, rules)
@@ -642,8 +677,7 @@ def finder(shape: Shape, *, use_hold: bool = True, rules: Rules | None = None, d
     if queues is not None:
         keep = shape.pieces_max + (1 if use_hold else 0)
         counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, keep)
-    key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())),
-           lazy)
+    key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())), lazy)
     found = _FINDERS.get(key)
     if found is None:
         if len(_FINDERS) >= 256:  # finders hold their answers; keep the most recent few hundred
@@ -662,15 +696,30 @@ def clear_finders() -> None:
     _FINDERS.clear()
 
 
-def build_ways(shape: Shape, queue: Iterable[Piece], *, hold: Piece | None = None, use_hold: bool = True,
-               rules: Rules | None = None, drop: str = "softdrop", limit: int = 1) -> list[Way]:
+def build_ways(
+    shape: Shape,
+    queue: Iterable[Piece],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    drop: str = "softdrop",
+    limit: int = 1,
+) -> list[Way]:
     """Up to `limit` ways to build `shape` from `queue` (first piece = the piece in play), [] if none."""
     queue = tuple(Piece(p) for p in queue)
     return finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=[queue], hold=hold).ways(queue, hold, limit)
 
 
-def can_build(shape: Shape, queue: Iterable[Piece], *, hold: Piece | None = None, use_hold: bool = True,
-              rules: Rules | None = None, drop: str = "softdrop") -> bool:
+def can_build(
+    shape: Shape,
+    queue: Iterable[Piece],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    drop: str = "softdrop",
+) -> bool:
     queue = tuple(Piece(p) for p in queue)
     return finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=[queue], hold=hold).buildable(queue, hold)
 
@@ -683,9 +732,16 @@ def _sequences(pattern: str | Pattern | Iterable[Iterable[Piece]]) -> list[tuple
     return [tuple(Piece(p) for p in seq) for seq in pattern]
 
 
-def build_chance(shape: Shape, pattern: str | Pattern | Iterable[Iterable[Piece]], *, hold: Piece | None = None,
-                 use_hold: bool = True, rules: Rules | None = None, drop: str = "softdrop",
-                 with_ways: bool = False) -> BuildChance:
+def build_chance(
+    shape: Shape,
+    pattern: str | Pattern | Iterable[Iterable[Piece]],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    drop: str = "softdrop",
+    with_ways: bool = False,
+) -> BuildChance:
     """For every queue of the pattern, whether it builds the shape (solution-finder `setup`'s success rate)."""
     started = time.perf_counter()
     sequences = _sequences(pattern)
@@ -704,15 +760,23 @@ def build_chance(shape: Shape, pattern: str | Pattern | Iterable[Iterable[Piece]
     return result
 
 
-def cover(pattern: str | Pattern | Iterable[Iterable[Piece]], shapes: dict[str, Shape], *,
-          hold: Piece | None = None, use_hold: bool = True, rules: Rules | None = None,
-          drop: str = "softdrop") -> CoverResult:
+def cover(
+    pattern: str | Pattern | Iterable[Iterable[Piece]],
+    shapes: dict[str, Shape],
+    *,
+    hold: Piece | None = None,
+    use_hold: bool = True,
+    rules: Rules | None = None,
+    drop: str = "softdrop",
+) -> CoverResult:
     """For every queue of the pattern, which of `shapes` (name -> shape) it builds; the chance that at least one
     can be built is `any_rate` (solution-finder `cover`)."""
     started = time.perf_counter()
     sequences = _sequences(pattern)
-    finders = {name: finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=sequences, hold=hold)
-               for name, shape in shapes.items()}
+    finders = {
+        name: finder(shape, use_hold=use_hold, rules=rules, drop=drop, queues=sequences, hold=hold)
+        for name, shape in shapes.items()
+    }
     per_queue = []
     for seq in sequences:
         per_queue.append((seq, tuple(name for name, f in finders.items() if f.buildable(seq, hold))))
@@ -747,8 +811,9 @@ def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "soft
         after = bits | placement.mask
         lines = sum(1 for y in range(40) if (after >> (y * WIDTH)) & ROW == ROW)
         if lines:
-            out.append(TSpinSlot(placement.rotation, placement.x, placement.y, lines,
-                                 tuple(k.value for k in placement.keys)))
+            out.append(
+                TSpinSlot(placement.rotation, placement.x, placement.y, lines, tuple(k.value for k in placement.keys))
+            )
     out.sort(key=lambda s: (-s.lines, len(s.keys)))
     return out
 

@@ -30,7 +30,8 @@ def _first_cell(mask: Bitboard, h: int) -> int:
 
 
 def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
-    """by_first_cell[c] = [(piece, mask), ...] of every (possibly stretched) placement whose first cell (column-major) is c."""
+    """by_first_cell[c] = [(piece, mask), ...] of every (possibly stretched) placement whose first cell
+    (column-major) is c."""
     by_cell: list[list[tuple[int, Bitboard]]] = [[] for _ in range(WIDTH * h)]
     for piece in Piece:
         shapes = {SHAPES[piece, rot] for rot in Rotation}
@@ -148,8 +149,17 @@ def clear_memo() -> None:
         _KERNEL[0].clear()
 
 
-def _tileable(bits: Bitboard, h: int, packed: int, need: int, steps: list[int],
-              table: list[list[tuple[int, Bitboard]]], columns: tuple[Bitboard, ...], x: int, tag: int) -> bool:
+def _tileable(
+    bits: Bitboard,
+    h: int,
+    packed: int,
+    need: int,
+    steps: list[int],
+    table: list[list[tuple[int, Bitboard]]],
+    columns: tuple[Bitboard, ...],
+    x: int,
+    tag: int,
+) -> bool:
     if need == 0:
         return True
     # one int per state: field bits (below bit 60), h (bits 60-62), the packed counts from bit 64
@@ -171,8 +181,11 @@ def _tileable(bits: Bitboard, h: int, packed: int, need: int, steps: list[int],
     cell = (column & -column).bit_length() - 1
     result = False
     for piece, mask in table[cell]:
-        if ((packed >> (4 * piece)) & 15 and not mask & bits
-                and _tileable(bits | mask, h, packed - (1 << (4 * piece)), need - 1, steps, table, columns, x, tag)):
+        if (
+            (packed >> (4 * piece)) & 15
+            and not mask & bits
+            and _tileable(bits | mask, h, packed - (1 << (4 * piece)), need - 1, steps, table, columns, x, tag)
+        ):
             result = True
             break
     _MEMO[key] = result

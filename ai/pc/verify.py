@@ -80,8 +80,9 @@ def replay_on_engine(problem: Problem, solution: Solution, rules: Rules, soft_dr
     from game.executor import play_keys
     from game.finesse import minimal_keys
 
-    config = GameConfig(rules=rules, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600,
-                        track_finesse=False, previews=0)
+    config = GameConfig(
+        rules=rules, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False, previews=0
+    )
     game = Game.from_position(config, Board(problem.field), list(problem.queue), problem.hold)
     last = None
     for number, step in enumerate(solution.steps, 1):
@@ -90,9 +91,11 @@ def replay_on_engine(problem: Problem, solution: Solution, rules: Rules, soft_dr
             raise ReplayError(f"step {number}: no keys reach {step.piece.name} at {step.x},{step.y} on the engine")
         locks = [e for e in play_keys(game, keys, hold_first=step.hold) if isinstance(e, Locked)]
         # Same cells count as the same placement (S, Z and I cover equal cells in two states).
-        if not locks or locks[0].piece != step.piece or PIECE_MASKS[
-            locks[0].piece, locks[0].rotation, locks[0].x, locks[0].y
-        ] != step.mask:
+        if (
+            not locks
+            or locks[0].piece != step.piece
+            or PIECE_MASKS[locks[0].piece, locks[0].rotation, locks[0].x, locks[0].y] != step.mask
+        ):
             raise ReplayError(f"step {number}: the engine locked {locks[:1]} instead of {step}")
         last = locks[0].result
     if last is None or not last.perfect_clear or not game.board.is_empty():
