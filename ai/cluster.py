@@ -293,7 +293,7 @@ class RayBackend:
             # Tasks are pure functions of their arguments, so a call that a lost actor (a dead node) did not finish
             # is simply played again on the actor Ray restarts.
             options = {"num_cpus": 1, "max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
-            actor_class = ray.remote(**options)(GameActor)
+            actor_class = ray.remote(**options)(GameActor)  # type: ignore[call-overload]  # ray's stubs lack these keywords
             self.actors = [actor_class.remote() for _ in range(self.workers)]
             try:
                 self.actor_pids = ray.get([actor.ready.remote() for actor in self.actors])

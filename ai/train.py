@@ -289,6 +289,7 @@ def train(args: argparse.Namespace) -> dict:
                     _save(checkpoint_path, with_partial())
                     saved = time.perf_counter()
 
+            assert backend is not None  # opened before the first generation
             backend.map(play_task, [tasks[index] for index in todo], on_result=on_result)
             fitness = [finished[index] for index in range(len(tasks))]
             state = next_state(state, args, samples, fitness, time.perf_counter() - started)

@@ -106,10 +106,14 @@ def random_field(rng: random.Random) -> tuple[int, int, tuple[Piece, ...]]:
         while garbage.bit_count() < (WIDTH * h) % 4:
             garbage |= 1 << rng.randrange(WIDTH * h)
         pieces: list[tuple[int, int]] = []
+        steps = [20_000]  # garbage can make the rows untileable: give up then and draw another field
 
-        def tile(bits: int, region: int = region, h: int = h, pieces: list = pieces) -> bool:
+        def tile(bits: int, region: int = region, h: int = h, pieces: list = pieces, steps: list = steps) -> bool:
             if bits == region:
                 return True
+            steps[0] -= 1
+            if steps[0] < 0:
+                return False
             free = ~bits & region
             cell = (free & -free).bit_length() - 1  # lowest row first, then leftmost
             cx, cy = cell % WIDTH, cell // WIDTH

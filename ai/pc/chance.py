@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.movegen import unpack
-from ai.pc.percent import Trie, TrieSearch
+from ai.pc.percent import Node, Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for
 from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard, Board
@@ -214,12 +214,14 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold)
 
     # the buffer model's start state (see ai.pc.search): held piece and trie node
+    held: Piece | None
+    node: Node
     if use_hold and hold is None:
         held, node, base = known[0], trie.root.children[known[0]], trie.root.offsets[known[0]]
     else:
         held, node, base = (hold if use_hold else None), trie.root, 0
     # (piece placed, piece kept, next node, where its leaves start among the root's, queue pieces consumed)
-    options: list[tuple[Piece, Piece | None, object, int, int]] = []
+    options: list[tuple[Piece, Piece | None, Node, int, int]] = []
     if node.children:
         for piece, sub in node.children.items():
             if use_hold and held is not None and held != piece and not hold_spent:

@@ -89,8 +89,8 @@ def _read_field(args: argparse.Namespace) -> int:
     if text is None:
         return 0
     try:
-        pages = decode(text, max_pages=1)  # only the first page is used
-        return pages[0].field.to_board().bits
+        field = decode(text, max_pages=1)[0].field  # only the first page is used
+        return field.to_board().bits if field is not None else 0
     except (FumenError, ValueError) as error:
         raise _InputError(f"bad fumen: {error}") from None
 
@@ -292,7 +292,8 @@ def _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed: int
         done += len(chunk)
         progress.show(done)
     progress.end()
-    success, total, failed = 0, 0, []
+    success, total = 0, 0
+    failed: list[tuple] = []  # the failed queues (tuples of pieces)
     for seq in pattern.iter_sequences():
         total += 1
         if (seq if keep is None else seq[:keep]) in won:

@@ -16,6 +16,7 @@ a piece down in free air could reach spots this misses; it never reports an unre
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ai.pc.field import REGION, clear_full_rows, has_overhang
 from game.board import WIDTH, Bitboard
@@ -89,7 +90,7 @@ class MoveGenerator:
         self._cache: dict[tuple[Bitboard, int, int], tuple[Child, ...]] = {}
         self._masks: dict[tuple[Bitboard, int, int], frozenset[Bitboard]] = {}
         self._compiled: dict[int, tuple | None] = {}  # piece -> (ai.pc.jit_placements, its tables)
-        self._out = None  # output buffers of the compiled kernel
+        self._out: tuple[Any, Any, Any] | None = None  # output buffers of the compiled kernel (numpy arrays)
         # (piece, rot) -> list of (end rot, [sid deltas of the kick tests in order])
         self._turns: dict[tuple[int, int], list[list[int]]] = {}
         turns = (1, -1, 2) if rules.allow_180 else (1, -1)
@@ -137,6 +138,7 @@ class MoveGenerator:
             kernel = self._kernel_tables(piece)
             if kernel is not None:
                 compiled, tables = kernel
+                assert self._out is not None  # made with the tables
                 out_mask, out_sid, out_hard = self._out
                 n = compiled.placements(
                     bits, h, *tables, self.soft_drop and has_overhang(bits, h), out_mask, out_sid, out_hard
@@ -164,14 +166,21 @@ class MoveGenerator:
                     tops[sid] = (mask.bit_length() - 1) // WIDTH
                 shapes = _KERNEL_SHAPES[piece] = (table_masks, tops)
             table_masks, tops = shapes
-            lows, xs_start, xs_count, xs = [], [], [], []
+            lows: list[int] = []
+            xs_start: list[int] = []
+            xs_count: list[int] = []
+            xs: list[int] = []
             for rot in range(4):
                 low, row = _SHAPE_INFO[piece, rot]
                 lows.append(low)
                 xs_start.append(len(xs))
                 xs_count.append(len(row))
                 xs.extend(row)
-            turn_start, turn_count, test_start, test_count, deltas = [], [], [], [], []
+            turn_start: list[int] = []
+            turn_count: list[int] = []
+            test_start: list[int] = []
+            test_count: list[int] = []
+            deltas: list[int] = []
             for rot in range(4):
                 turn_start.append(len(test_start))
                 turn_count.append(len(self._into[piece, rot]))

@@ -157,6 +157,7 @@ class TrieSearch:
                     complete = False
                 if not need:
                     continue
+                choices: list[tuple[Piece, Piece | None]]
                 if self.use_hold:
                     choices = [(held, piece)] if held is not None and held != piece else []
                     choices.append((piece, held))

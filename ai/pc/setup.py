@@ -143,10 +143,12 @@ class Shape:
         fill_c, margin_c = _colour(fill), (_colour(margin) if margin else None)
         if fill_c == margin_c:
             raise ShapeError("the fill and margin colours must differ")
+        field_ = page.field
+        assert field_ is not None  # a first page always carries its field
         base = must = may = 0
         for y in range(23):
             for x in range(WIDTH):
-                cell = page.field.at(x, y)
+                cell = field_.at(x, y)
                 if cell == "_":
                     continue
                 bit = 1 << (y * WIDTH + x)

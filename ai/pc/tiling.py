@@ -55,7 +55,7 @@ def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
 
 USE_KERNEL = True  # tests switch it off to compare the two searches
 _BY_CELL: dict[int, list[list[tuple[int, Bitboard]]]] = {}
-_MEMO: dict[tuple, bool] = {}
+_MEMO: dict[int, bool] = {}
 
 
 def _table(h: int) -> list[list[tuple[int, Bitboard]]]:
