@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from ai.pc.api import solve
@@ -251,48 +252,23 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
             should_stop=should_stop,
         )
     except (PCInputError, ValueError) as error:
-        send(
-            PcAnswer(
-                request.generation,
-                solvable=answer.solvable,
-                solution=first,
-                overlay=overlay,
-                chance=None,
-                note=f"{note}; chance unavailable: {error}",
-                elapsed_ms=elapsed(),
-                lines=lines,
-            )
-        )
+        send(replace(answer, final=True, note=f"{note}; chance unavailable: {error}", elapsed_ms=elapsed()))
         return
     if chance is None:
         if should_stop():
             return  # a newer question is waiting; this one is dropped
-        send(
-            PcAnswer(
-                request.generation,
-                solvable=answer.solvable,
-                solution=first,
-                overlay=overlay,
-                chance=None,
-                note=f"{note}; chance not computed: too many continuations to search in time",
-                elapsed_ms=elapsed(),
-                lines=lines,
-            )
-        )
+        note += "; chance not computed: too many continuations to search in time"
+        send(replace(answer, final=True, note=note, elapsed_ms=elapsed()))
         return
     best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
     send(
-        PcAnswer(
-            request.generation,
-            solvable=answer.solvable,
-            solution=first,
-            overlay=overlay,
+        replace(
+            answer,
             chance=chance.chance,
             estimate=chance.sampled,
             best_next=best,
             final=True,
             note=note + (" (estimate)" if chance.sampled else ""),
             elapsed_ms=elapsed(),
-            lines=lines,
         )
     )

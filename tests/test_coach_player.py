@@ -20,6 +20,7 @@ from game.executor import KeyExecutor
 from game.handling import Button
 from game.pieces import SHAPES
 from game.randomizer import make_randomizer
+from tests.players import Keys, run_until
 from ui import testing
 from ui.coach import move_cells, snapshot_of
 from ui.modes import PC_PRACTICE
@@ -38,40 +39,6 @@ def app(tmp_path, monkeypatch):
     app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
     yield app
     app.close_worker()
-
-
-class _Keys:
-    """The keyboard: one button per tick from a list (a hold on its own is a list of one)."""
-
-    def __init__(self, app) -> None:
-        self.pending: list[Button] = []
-        self.executor: KeyExecutor | None = None
-        self.scene = None
-        app.input.tick_buttons = self.tick_buttons
-
-    def tick_buttons(self) -> Button:
-        if self.pending:
-            return self.pending.pop(0)
-        if self.executor is not None and self.scene is not None:
-            buttons = self.executor.buttons(self.scene.game)
-            if self.executor.done:
-                self.executor = None
-            return buttons
-        return Button.NONE
-
-    @property
-    def idle(self) -> bool:
-        return not self.pending and self.executor is None
-
-
-def _run_until(app, condition, timeout_s: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.tick()
-        if condition():
-            return True
-        time.sleep(0.001)
-    return False
 
 
 def _settled(coach) -> bool:
@@ -151,15 +118,15 @@ def _expected_board_after(bits: int, cells) -> int:
     return bits
 
 
-def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
+def _follow_panel(app, scene, keys: Keys, *, max_pieces: int = 12) -> dict:
     """Play from the panel until a PC; return what happened (holds pressed, chances checked)."""
     coach, game = scene.coach, scene.game
     seen = {"holds": 0, "checked": 0, "placements": 0}
     while not game.stats.perfect_clears and seen["placements"] < max_pieces:
-        assert _run_until(app, lambda: _settled(coach)), coach.pc
+        assert run_until(app, lambda: _settled(coach)), coach.pc
         _check_panel_is_honest(coach)
         # a player may act as soon as the advice shows; this one also waits for the chance (to check it)
-        assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final), coach.pc
+        assert run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final), coach.pc
         _check_panel_is_honest(coach)
         panel = coach.pc_panel()
         assert panel.status == "possible", (panel, game.board.to_rows())
@@ -173,9 +140,9 @@ def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
             # the player presses hold on its own, then reads the panel again
             keys.pending = [Button.HOLD]
             held_piece = move.piece
-            assert _run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, lambda: keys.idle and game.hold_used)
             seen["holds"] += 1
-            assert _run_until(app, lambda: _settled(coach))
+            assert run_until(app, lambda: _settled(coach))
             _check_panel_is_honest(coach)
             after = coach.pc_panel()
             assert after.first_move is not None and not after.first_move.hold
@@ -186,7 +153,7 @@ def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
         expected = _expected_board_after(game.board.bits, cells)
         before = game.stats.pieces
         keys.executor = KeyExecutor(move.keys)  # one key per tick, as a player taps them
-        assert _run_until(app, lambda before=before: game.stats.pieces > before)
+        assert run_until(app, lambda before=before: game.stats.pieces > before)
         assert game.board.bits == expected, "the piece did not land where the panel showed it"
         seen["placements"] += 1
     return seen
@@ -194,7 +161,7 @@ def _follow_panel(app, scene, keys: _Keys, *, max_pieces: int = 12) -> dict:
 
 @pytest.mark.parametrize("seed", [3, 11])
 def test_following_the_pc_panel_by_hand_reaches_the_pc_and_the_panel_stays_true(app, seed):
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, seed), seed)
     keys.scene = scene
@@ -214,14 +181,14 @@ def test_following_the_pc_panel_by_hand_reaches_the_pc_and_the_panel_stays_true(
 
 def test_the_panel_asks_for_a_hold_on_some_seed_and_it_can_be_done(app):
     """The hold path above must really be walked: find a start where the advice begins with a hold."""
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     holds = 0
     for seed in range(20, 32):
         scene = PlayScene(app, PC_PRACTICE, setup_start(grace, seed), seed)
         keys.scene = scene
         app.scenes.push(scene)
-        assert _run_until(app, lambda scene=scene: _settled(scene.coach))
+        assert run_until(app, lambda scene=scene: _settled(scene.coach))
         panel = scene.coach.pc_panel()
         if panel.status == "impossible":  # some deals cannot finish this setup: that verdict must be true
             assert _brute_force_chance(snapshot_of(scene.game), scene.coach.pc_shown.lines) in (None, 0.0)
@@ -235,16 +202,16 @@ def test_the_panel_asks_for_a_hold_on_some_seed_and_it_can_be_done(app):
 
 
 def test_hold_pressed_when_not_advised_gets_advice_without_hold(app):
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 5), 5)
     keys.scene = scene
     app.scenes.push(scene)
     coach, game = scene.coach, scene.game
-    assert _run_until(app, lambda: _settled(coach))
+    assert run_until(app, lambda: _settled(coach))
     keys.pending = [Button.HOLD]
-    assert _run_until(app, lambda: keys.idle and game.hold_used)
-    assert _run_until(app, lambda: _settled(coach) and coach.pc_shown is not None and coach.pc_shown.final)
+    assert run_until(app, lambda: keys.idle and game.hold_used)
+    assert run_until(app, lambda: _settled(coach) and coach.pc_shown is not None and coach.pc_shown.final)
     _check_panel_is_honest(coach)
     panel = coach.pc_panel()
     if panel.first_move is not None:
@@ -257,19 +224,19 @@ def test_hold_pressed_when_not_advised_gets_advice_without_hold(app):
 
 
 def test_a_mistake_then_undo_shows_the_same_advice_again(app):
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 11), 11)
     keys.scene = scene
     app.scenes.push(scene)
     coach, game = scene.coach, scene.game
-    assert _run_until(app, lambda: _settled(coach) and coach.pc_shown.final)
+    assert run_until(app, lambda: _settled(coach) and coach.pc_shown.final)
     before = coach.pc_panel()
     assert before.status == "possible"
     pieces = game.stats.pieces
     keys.pending = [Button.HARD_DROP]  # a mistake: straight down where it spawned
-    assert _run_until(app, lambda: game.stats.pieces == pieces + 1)
-    assert _run_until(
+    assert run_until(app, lambda: game.stats.pieces == pieces + 1)
+    assert run_until(
         app,
         lambda: (
             _settled(coach)
@@ -283,8 +250,8 @@ def test_a_mistake_then_undo_shows_the_same_advice_again(app):
         exact = _brute_force_chance(snapshot_of(game), coach.pc_shown.lines if coach.pc_shown else 4)
         assert exact in (None, 0.0)
     keys.pending = [Button.UNDO]
-    assert _run_until(app, lambda: game.stats.pieces == pieces)
-    assert _run_until(app, lambda: _settled(coach) and coach.pc_shown is not None and coach.pc_shown.final)
+    assert run_until(app, lambda: game.stats.pieces == pieces)
+    assert run_until(app, lambda: _settled(coach) and coach.pc_shown is not None and coach.pc_shown.final)
     again = coach.pc_panel()
     assert again.status == "possible" and again.advice == before.advice and again.overlay == before.overlay
     assert again.chance == before.chance
@@ -292,13 +259,13 @@ def test_a_mistake_then_undo_shows_the_same_advice_again(app):
 
 def test_a_locked_event_carries_the_cells_the_overlay_showed(app):
     """The overlay's piece 1 is where the piece locks when its keys are played (checked through the event)."""
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 3), 3)
     keys.scene = scene
     app.scenes.push(scene)
     coach = scene.coach
-    assert _run_until(app, lambda: _settled(coach))
+    assert run_until(app, lambda: _settled(coach))
     panel = coach.pc_panel()
     locked: list[Locked] = []
     original = scene._on_event
@@ -312,11 +279,11 @@ def test_a_locked_event_carries_the_cells_the_overlay_showed(app):
     move = panel.first_move
     if move.hold:
         keys.pending = [Button.HOLD]
-        assert _run_until(app, lambda: keys.idle)
-        assert _run_until(app, lambda: _settled(coach))
+        assert run_until(app, lambda: keys.idle)
+        assert run_until(app, lambda: _settled(coach))
         move = coach.pc_panel().first_move
     keys.executor = KeyExecutor(move.keys)
-    assert _run_until(app, lambda: bool(locked))
+    assert run_until(app, lambda: bool(locked))
     event = locked[0]
     cells = {(event.x + dx, event.y + dy) for dx, dy in SHAPES[event.piece, event.rotation]}
     assert event.piece == panel.overlay[0][0] and cells == set(panel.overlay[0][1])
@@ -338,7 +305,7 @@ def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):
         ai.service.handle(request, should_stop, send)
 
     app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(handler))
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 3), 3)
     keys.scene = scene
@@ -346,7 +313,7 @@ def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):
     _follow_panel(app, scene, keys)
     assert scene.game.stats.perfect_clears == 1
     coach = scene.coach
-    assert _run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final, timeout_s=10)
+    assert run_until(app, lambda: coach.pc_shown is not None and coach.pc_shown.final, timeout_s=10)
     for _ in range(30):
         app.tick()
         panel = coach.pc_panel()
@@ -356,7 +323,7 @@ def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):
 def test_autoplay_in_pc_practice_plays_the_pc_shown_and_says_so(app):
     s = app.settings
     app.settings = s.model_copy(update={"ai": s.ai.model_copy(update={"autoplay_pps": 0})})
-    keys = _Keys(app)
+    keys = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 11), 11)
     keys.scene = scene
@@ -364,13 +331,13 @@ def test_autoplay_in_pc_practice_plays_the_pc_shown_and_says_so(app):
     coach, game = scene.coach, scene.game
     testing.tap(app, "f2")
     assert coach.autoplay
-    assert _run_until(app, lambda: coach.pc_panel().overlay)
+    assert run_until(app, lambda: coach.pc_panel().overlay)
     assert coach.pc_leads and coach.advice_move() == coach.pc_panel().first_move  # what autoplay will play
     planned = [cells for _, cells in coach.pc_panel().overlay]
     boards = []
     while not game.stats.perfect_clears:
         pieces = game.stats.pieces
-        assert _run_until(
+        assert run_until(
             app, lambda pieces=pieces: game.stats.pieces > pieces or game.stats.perfect_clears, timeout_s=30
         )
         boards.append(game.board.bits)
@@ -383,18 +350,18 @@ def test_the_same_position_gets_the_same_hint_after_undo(app):
 
     s = app.settings
     app.settings = s.model_copy(update={"ai": s.ai.model_copy(update={"hint_enabled": True})})
-    keys = _Keys(app)
+    keys = Keys(app)
     scene = PlayScene(app, ZEN, seed=7)
     keys.scene = scene
     app.scenes.push(scene)
     coach, game = scene.coach, scene.game
     hints = []
     for _ in range(3):
-        assert _run_until(app, lambda: coach.show_hint and coach.hint_final, timeout_s=30)
+        assert run_until(app, lambda: coach.show_hint and coach.hint_final, timeout_s=30)
         hints.append(coach.hint)
         pieces = game.stats.pieces
         keys.executor = KeyExecutor(coach.hint.keys, hold_first=coach.hint.hold)
-        assert _run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
+        assert run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
         keys.pending = [Button.UNDO]
-        assert _run_until(app, lambda pieces=pieces: game.stats.pieces == pieces)
+        assert run_until(app, lambda pieces=pieces: game.stats.pieces == pieces)
     assert hints[0] == hints[1] == hints[2]

@@ -5,8 +5,6 @@ finish coach (the PC overlay) takes over. The worker is the real service in a th
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import ai.service
@@ -16,6 +14,7 @@ from game.finesse import Key
 from game.handling import Button
 from game.randomizer import make_randomizer
 from game.setups import read_library
+from tests.players import Keys, run_until
 from ui import testing
 from ui.coach import move_cells, snapshot_of
 from ui.modes import SETUP_PRACTICE
@@ -33,38 +32,6 @@ def app(tmp_path, monkeypatch):
     app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
     yield app
     app.close_worker()
-
-
-class _Keys:
-    def __init__(self, app) -> None:
-        self.pending: list[Button] = []
-        self.executor: KeyExecutor | None = None
-        self.scene = None
-        app.input.tick_buttons = self.tick_buttons
-
-    def tick_buttons(self) -> Button:
-        if self.pending:
-            return self.pending.pop(0)
-        if self.executor is not None:
-            buttons = self.executor.buttons(self.scene.game)
-            if self.executor.done:
-                self.executor = None
-            return buttons
-        return Button.NONE
-
-    @property
-    def idle(self) -> bool:
-        return not self.pending and self.executor is None
-
-
-def _run_until(app, condition, timeout_s: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.tick()
-        if condition():
-            return True
-        time.sleep(0.001)
-    return False
 
 
 def _brute_force_share(snapshot, must: int, may: int, first) -> float:
@@ -93,7 +60,7 @@ def _brute_force_share(snapshot, must: int, may: int, first) -> float:
 @pytest.mark.parametrize(("key", "seed"), [("pco_with_I", 3), ("mko", 2), ("dt_cannon_1", 3)])
 def test_following_the_build_panel_builds_the_set_up(app, key, seed):
     entry = next(e for e in read_library() if e.key == key)
-    keys = _Keys(app)
+    keys = Keys(app)
     start = setup_practice_start(entry, seed)
     scene = PlayScene(app, SETUP_PRACTICE, start, seed)
     keys.scene = scene
@@ -104,7 +71,7 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
     for _ in range(10):
         if target.built(game):
             break
-        assert _run_until(app, lambda: coach.build_panel().status != "solving")
+        assert run_until(app, lambda: coach.build_panel().status != "solving")
         panel = coach.build_panel()
         app.draw(app.screen)  # the panel draws without raising
         assert panel.status == "possible", panel
@@ -118,8 +85,8 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
             checked += 1
         if move.hold:
             keys.pending = [Button.HOLD]
-            assert _run_until(app, lambda: keys.idle and game.hold_used)
-            assert _run_until(app, lambda: coach.build_panel().status != "solving")
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, lambda: coach.build_panel().status != "solving")
             move = coach.build_panel().first_move
             assert move is not None and not move.hold and move.piece == game.active.piece
             panel = coach.build_panel()
@@ -128,14 +95,14 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
             expected |= 1 << (y * 10 + x)
         pieces = game.stats.pieces
         keys.executor = KeyExecutor(move.keys)
-        assert _run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
+        assert run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
         assert game.board.bits == expected
     assert target.built(game) and game.board.bits & ~(target.must | target.may) == 0
     # the finish takes over: for a PC finish the PC coach, for a T-spin the engine's hint
     assert not coach.building
     if "PC" in entry.finishes:
         assert coach.pc_on
-        assert _run_until(app, lambda: coach.pc_shown is not None)
+        assert run_until(app, lambda: coach.pc_shown is not None)
     app.draw(app.screen)
 
 
@@ -147,18 +114,18 @@ def coach_key(scene):
 
 def test_a_misplaced_piece_is_called_and_can_be_rewound(app):
     entry = next(e for e in read_library() if e.key == "pco_with_I")
-    keys = _Keys(app)
+    keys = Keys(app)
     start = setup_practice_start(entry, 3)
     scene = PlayScene(app, SETUP_PRACTICE, start, 3)
     keys.scene = scene
     app.scenes.push(scene)
     coach, game = scene.coach, scene.game
-    assert _run_until(app, lambda: coach.build_panel().status == "possible")
+    assert run_until(app, lambda: coach.build_panel().status == "possible")
     # a piece dropped where it spawns: the middle columns, which the PCO leaves empty
     keys.executor = KeyExecutor([Key.HARD_DROP])
-    assert _run_until(app, lambda: game.stats.pieces == 1)
+    assert run_until(app, lambda: game.stats.pieces == 1)
     assert game.board.bits & ~(start.build.must | start.build.may)  # the mistake this test is about
-    assert _run_until(app, lambda: coach.pc_lost)
+    assert run_until(app, lambda: coach.pc_lost)
     assert coach.build_panel().headline == "set-up no longer possible"
     app.draw(app.screen)
     testing.tap(app, "backspace")

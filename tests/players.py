@@ -1,0 +1,44 @@
+"""A keyboard for tests that play as a person would: one button per tick, from a list (a hold pressed on its own
+is a list of one) or from a placement's keys (game.executor.KeyExecutor), driving the real app tick by tick."""
+
+from __future__ import annotations
+
+import time
+
+from game.executor import KeyExecutor
+from game.handling import Button
+
+
+class Keys:
+    """Stands in for the keyboard: the app reads this tick's buttons here."""
+
+    def __init__(self, app) -> None:
+        self.pending: list[Button] = []
+        self.executor: KeyExecutor | None = None
+        self.scene = None
+        app.input.tick_buttons = self.tick_buttons
+
+    def tick_buttons(self) -> Button:
+        if self.pending:
+            return self.pending.pop(0)
+        if self.executor is not None and self.scene is not None:
+            buttons = self.executor.buttons(self.scene.game)
+            if self.executor.done:
+                self.executor = None
+            return buttons
+        return Button.NONE
+
+    @property
+    def idle(self) -> bool:
+        return not self.pending and self.executor is None
+
+
+def run_until(app, condition, timeout_s: float = 60.0) -> bool:
+    """Tick the app until `condition()` holds (True) or the time is up (False)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.tick()
+        if condition():
+            return True
+        time.sleep(0.001)
+    return False
