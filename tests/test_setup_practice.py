@@ -146,3 +146,19 @@ def test_the_menu_lists_the_library_and_starts_a_build(app):
     testing.tap(app, "return")
     play = app.scenes.top
     assert play.name == "play" and play.mode is SETUP_PRACTICE and play.start.build is not None
+
+
+def test_a_bag_that_cannot_build_the_set_up_says_so_and_r_deals_another(app):
+    entry = next(e for e in read_library() if e.key == "mko")
+    start = setup_practice_start(entry, 1)  # this seed's first bag cannot build the MKO, whatever comes
+    scene = PlayScene(app, SETUP_PRACTICE, start, 1)
+    app.scenes.push(scene)
+    coach = scene.coach
+    assert run_until(app, lambda: coach.build_panel().status != "solving")
+    panel = coach.build_panel()
+    assert panel.status == "impossible" and panel.chance == 0.0
+    assert (panel.headline, panel.advice) == ("this bag cannot build it", "R deals a new bag")
+    app.draw(app.screen)
+    first = [scene.game.active.piece, *scene.game.preview()]
+    testing.tap(app, "r")
+    assert scene.game.stats.pieces == 0 and [scene.game.active.piece, *scene.game.preview()] != first

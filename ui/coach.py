@@ -318,6 +318,8 @@ class Coach:
     def build_panel(self) -> PcPanel:
         """What the panel says about the set-up being built (the same values the window draws)."""
         panel = build_panel(self.builds.for_position(position_key(self.scene.game)))
+        if panel.status == "impossible" and self.scene.game.stats.pieces == 0:
+            panel = replace(panel, headline="this bag cannot build it", advice="R deals a new bag")
         if self.pc_lost:
             panel = replace(
                 panel, status="lost", headline="set-up no longer possible", advice="", first_move=None, overlay=()

@@ -116,8 +116,9 @@ class PlayScene(Scene):
 
     def restart(self, *, same_queue: bool = False) -> None:
         """Again from the start. PC practice deals a new queue (`same_queue`: the same one again); Zen keeps
-        the cleared run so Ctrl+Z brings it back; other modes deal a new queue (a fixed seed stays fixed)."""
-        if self.mode.key == "pc":
+        the cleared run so Ctrl+Z brings it back; other modes deal a new queue (a fixed seed stays fixed). Set-up
+        practice is like PC practice: a new bag, or the same one again."""
+        if self.mode.key in ("pc", "setup"):
             if same_queue:
                 self.new_game(self.seed)
             else:
@@ -174,7 +175,7 @@ class PlayScene(Scene):
             return pretty_key(keys[0]) if keys else "(unbound)"
 
         restart = key("restart")
-        if self.mode.key == "pc":
+        if self.mode.key in ("pc", "setup"):
             text = f"{key('pause')} pause   {restart} new queue   Shift+{restart} same queue"
         else:
             text = f"{key('pause')} pause   {restart} restart"

@@ -229,7 +229,7 @@ def _draw_stats(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> Non
         rows.append(("Finesse", f"{int(s['finesse'])}"))
     if mode.shows_level:
         rows += [("Level", f"{int(s['level'])}"), ("Score", f"{int(s['score'])}")]
-    if mode.key == "pc":
+    if mode.key in ("pc", "setup"):
         rows.append(("PCs", f"{int(s['pcs'])}"))
     game = scene.game
     if game.b2b > 0:
