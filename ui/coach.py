@@ -236,10 +236,6 @@ class Coach:
         return self.hints.answer is not None and self.hints.answer.final
 
     @property
-    def hint_key(self) -> tuple | None:
-        return self.hints.key
-
-    @property
     def pc(self) -> PcAnswer | None:
         return self.pcs.answer
 
