@@ -34,7 +34,7 @@ from game.board import Board
 from game.engine import Game
 from game.events import Held, Locked, Undone
 from game.finesse import minimal_keys
-from game.handling import Button
+from game.handling import pressed_labels
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.replay import Replay, ReplayError
@@ -123,23 +123,6 @@ class Turn:
         )
 
 
-_PRESS_LABELS = (
-    (Button.HOLD, "HOLD"),
-    (Button.LEFT, "←"),
-    (Button.RIGHT, "→"),
-    (Button.ROTATE_CW, "↻"),
-    (Button.ROTATE_CCW, "↺"),
-    (Button.ROTATE_180, "180"),
-    (Button.SOFT_DROP, "↓"),
-    (Button.HARD_DROP, "⤓"),
-)
-
-
-def _presses(buttons: int, before: int) -> list[str]:
-    new = buttons & ~before
-    return [label for button, label in _PRESS_LABELS if new & button]
-
-
 def turns_of(replay: Replay) -> list[Turn]:
     """Play the replay and cut it into placements (an undone placement is dropped, a redone one comes back)."""
     game = replay.new_game()
@@ -157,7 +140,7 @@ def turns_of(replay: Replay) -> list[Turn]:
             presses, held = [], False
         board_before = game.board
         if start is not None:
-            presses += _presses(buttons, previous)
+            presses += pressed_labels(buttons, previous)
         previous = buttons
         for event in game.tick(buttons):
             if isinstance(event, Held):

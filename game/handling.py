@@ -29,6 +29,25 @@ class Button(IntFlag):
     REDO = 512
 
 
+# How the buttons of a placement read in a replay's key list, in this order (HOLD first, the drop last).
+BUTTON_LABELS = (
+    (Button.HOLD, "HOLD"),
+    (Button.LEFT, "←"),
+    (Button.RIGHT, "→"),
+    (Button.ROTATE_CW, "↻"),
+    (Button.ROTATE_CCW, "↺"),
+    (Button.ROTATE_180, "180"),
+    (Button.SOFT_DROP, "↓"),
+    (Button.HARD_DROP, "⤓"),
+)
+
+
+def pressed_labels(buttons: int, before: int) -> list[str]:
+    """Labels of the buttons held now that were not held the tick before (new presses)."""
+    new = buttons & ~before
+    return [label for button, label in BUTTON_LABELS if new & button]
+
+
 @dataclass(frozen=True)
 class Handling:
     """Timing in ticks (1/60 s). arr = 0 means instant; sdf = None means instant soft drop.

@@ -12,20 +12,10 @@ from dataclasses import dataclass
 
 from game.engine import Game
 from game.events import Locked, Undone
-from game.handling import Button
+from game.handling import pressed_labels
 from game.replay import Replay
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
-_PRESS_LABELS = (
-    (Button.HOLD, "HOLD"),
-    (Button.LEFT, "←"),
-    (Button.RIGHT, "→"),
-    (Button.ROTATE_CW, "↻"),
-    (Button.ROTATE_CCW, "↺"),
-    (Button.ROTATE_180, "180"),
-    (Button.SOFT_DROP, "↓"),
-    (Button.HARD_DROP, "drop"),
-)  # "⤓" is missing from common fonts
 
 
 @dataclass(frozen=True)
@@ -55,8 +45,8 @@ class ReplayCursor:
                 presses = []
                 checkpoint = copy.deepcopy(game)
             if open_at is not None:
-                new = buttons & ~previous
-                presses += [label for button, label in _PRESS_LABELS if new & button]
+                # "⤓" is missing from common fonts: the hard drop reads "drop" here
+                presses += [("drop" if label == "⤓" else label) for label in pressed_labels(buttons, previous)]
             previous = buttons
             for event in game.tick(buttons):
                 if isinstance(event, Locked) and open_at is not None:
