@@ -29,6 +29,8 @@ from settings import Settings, SettingsError, change, load_settings, save_settin
 from ui import render as R
 from ui.input import Gamepads, InputState, KeyMap
 from ui.scene import SceneManager
+from ui.screens import SceneFactory
+from ui.services import Screens
 from ui.sound import Sounds
 from ui.store import GameRecord, HistoryStore, SaveOutcome, StoreUnavailable
 
@@ -70,6 +72,7 @@ class App:
         except StoreUnavailable as error:
             self.store_failed(str(error))
         self.scenes = SceneManager()
+        self.screens: Screens = SceneFactory(self)
         self.running = True
         self.size = size or tuple(self.settings.display.window_size)
         seed = os.environ.get("STACKCOACH_SEED", "").strip()
@@ -294,9 +297,7 @@ def run(  # noqa: C901 - the window's life in order: open it, the fixed-step loo
                 return 1
         pygame.display.set_caption("Stack Coach")
         pygame.key.stop_text_input()  # text input only while a text box is open
-        from ui.menus import TitleScene
-
-        app.scenes.push(TitleScene(app))
+        app.scenes.push(app.screens.title())
         runner = ScriptRunner(_parse_script(script)) if script else None
         clock = pygame.time.Clock()
         # Draw at the display's rate (vsync is not always available); logic stays at 60 Hz regardless.

@@ -7,8 +7,13 @@ from dataclasses import dataclass
 
 import pygame
 
+from game.fumen import decode, parse_quiz
+from game.pieces import SHAPES, Piece, Rotation
 from ui import render as R
-from ui.modes import MODES, PC_PRACTICE, SETUP_PRACTICE, Mode, describe_rules
+from ui.input import pretty_key
+from ui.modes import MODES, PC_PRACTICE, SETUP_PRACTICE, Mode, describe_rules, rules_summary
+from ui.play_state import ASSIST_NAMES, StartPosition
+from ui.progress import PLOT_RUNS, Series, draw_series, progress_series
 from ui.scene import Scene
 from ui.store import GameRecord, SaveOutcome, StoreUnavailable, has_best
 
@@ -127,8 +132,6 @@ def draw_messages(
 
 def _draw_logo_pieces(surface: pygame.Surface, view: R.View) -> None:
     """The seven pieces in a row beside the title (decoration)."""
-    from game.pieces import SHAPES, Piece, Rotation
-
     size = view.s(20)
     x = view.x(690)
     for piece in (Piece.T, Piece.I, Piece.S, Piece.Z, Piece.O, Piece.J, Piece.L):
@@ -148,7 +151,7 @@ class TitleScene(Scene):
         super().__init__(app)
         items = [Item(m.title, (lambda m=m: self.start(m)), m.blurb) for m in MODES]
         items += [
-            Item("Stats", lambda: app.scenes.push(StatsScene(app)), "Your history and personal bests."),
+            Item("Stats", self.open_stats, "Your history and personal bests."),
             Item("Settings", self.open_settings, "Rules, handling, keys, display and sound."),
             Item("Quit", self.ask_quit, "Close Stack Coach."),
         ]
@@ -160,8 +163,6 @@ class TitleScene(Scene):
         store = self.app.store
         if store is None:
             return
-        from ui.modes import rules_summary
-
         try:
             for mode in MODES:
                 if has_best(mode.key):
@@ -170,24 +171,19 @@ class TitleScene(Scene):
             self.app.store_failed(str(error))
 
     def start(self, mode: Mode) -> None:
+        screens = self.app.screens
         if mode is PC_PRACTICE:
-            from ui.pc_menu import PCPracticeScene
+            self.app.scenes.push(screens.pc_practice())
+        elif mode is SETUP_PRACTICE:
+            self.app.scenes.push(screens.setup_practice())
+        else:
+            self.app.scenes.push(screens.play(mode))
 
-            self.app.scenes.push(PCPracticeScene(self.app))
-            return
-        if mode is SETUP_PRACTICE:
-            from ui.setup_menu import SetupMenuScene
-
-            self.app.scenes.push(SetupMenuScene(self.app))
-            return
-        from ui.play import PlayScene
-
-        self.app.scenes.push(PlayScene(self.app, mode))
+    def open_stats(self) -> None:
+        self.app.scenes.push(self.app.screens.stats())
 
     def open_settings(self) -> None:
-        from ui.settings_screen import SettingsScene
-
-        self.app.scenes.push(SettingsScene(self.app))
+        self.app.scenes.push(self.app.screens.settings())
 
     def ask_quit(self) -> None:
         self.app.scenes.push(ConfirmScene(self.app, "Quit Stack Coach?", "Quit", self.app.quit))
@@ -289,9 +285,7 @@ class PauseScene(Scene):
         self.app.scenes.reset(TitleScene(self.app))
 
     def settings(self) -> None:
-        from ui.settings_screen import SettingsScene
-
-        self.app.scenes.push(SettingsScene(self.app, note="Rule and handling changes apply from the next game."))
+        self.app.scenes.push(self.app.screens.settings(note="Rule and handling changes apply from the next game."))
 
     def end_run(self) -> None:
         self.app.scenes.pop()
@@ -321,11 +315,8 @@ def clipboard_text() -> str:
     return text or ""
 
 
-def start_from_fumen(code: str):
+def start_from_fumen(code: str) -> StartPosition:
     """A StartPosition from the first page of a fumen; ValueError (FumenError) with a readable message."""
-    from game.fumen import decode, parse_quiz
-    from ui.play import StartPosition
-
     code = code.strip()
     if not code:
         raise ValueError("paste a fumen code first (it starts with v115@)")
@@ -356,8 +347,6 @@ class ResultsScene(Scene):
         mode = play.mode
         self.heading = f"{mode.title} — {ENDINGS[play.ending]}"
         self.rules_line = describe_rules(play.rules_key)
-        from ui.play import ASSIST_NAMES
-
         used = [name for key, name in ASSIST_NAMES.items() if key in play.assists]
         self.assist_line = f"Assisted run ({', '.join(used)})" if used else ""
         self.pc_stats = None  # PC practice: the all-time statistics of the setup just played
@@ -416,29 +405,27 @@ class ResultsScene(Scene):
 
     def retry(self, *, same_queue: bool = False) -> None:
         """Play the mode again. PC practice: a new queue from the same start, or `same_queue`."""
-        from ui.play import PlayScene
-
         play = self.play
         start, seed = play.start, None
         if play.mode is PC_PRACTICE:
             seed = play.seed if same_queue else self.app.new_seed()
             if start is not None and not same_queue:
                 start = start.with_seed(seed)
-        self.app.scenes.replace(PlayScene(self.app, play.mode, start, seed))
+        self.app.scenes.replace(self.app.screens.play(play.mode, start, seed))
 
     def review(self) -> None:
         """Open the review screen on this run (Esc there comes back here)."""
-        from ui.review import ReviewScene
-
+        store = self.app.store
+        if store is None or self.replay_id is None:  # the menu offers no review then
+            return
         try:
-            text = self.app.store.replay_path(self.replay_id).read_text(encoding="utf-8")
-        except (OSError, AttributeError) as error:
+            text = store.replay_path(self.replay_id).read_text(encoding="utf-8")
+        except OSError as error:
             self.problem = f"the replay of this run cannot be read ({error})"
             self.best_lines = self._best_lines()
             return
-        self.app.scenes.push(
-            ReviewScene(self.app, text, game_id=self.replay_id, title=f"Review — {self.play.mode.title}, this run")
-        )
+        title = f"Review — {self.play.mode.title}, this run"
+        self.app.scenes.push(self.app.screens.review(text, game_id=self.replay_id, title=title))
 
     def update(self) -> None:
         self.age += 1
@@ -494,8 +481,6 @@ class ResultsScene(Scene):
         self.menu.draw(surface, view)
         keys = self.app.keymap.keys_for("restart")
         if keys:
-            from ui.input import pretty_key
-
             key = pretty_key(keys[0])
             hint = (
                 f"{key} new queue · Shift+{key} same queue · Esc title"
@@ -607,9 +592,7 @@ class StatsScene(Scene):
         run = self.selected_run
         return run.mode if run is not None else None
 
-    def plots(self):
-        from ui.progress import progress_series
-
+    def plots(self) -> list[Series]:
         mode = self.plot_mode
         return progress_series(self.recent, self.accuracies, mode) if mode is not None else []
 
@@ -652,11 +635,9 @@ class StatsScene(Scene):
         except OSError:
             self.notice = "no replay was kept for this run (played before replays were kept)"
             return
-        from ui.review import ReviewScene
-
         title = f"Review — {_TITLES.get(run.mode, run.mode)}, {run.played_at[:16].replace('T', ' ')}"
         self.notice = ""
-        self.app.scenes.push(ReviewScene(self.app, text, game_id=run.id, title=title))
+        self.app.scenes.push(self.app.screens.review(text, game_id=run.id, title=title))
 
     def handle(self, event) -> None:
         if event.type == pygame.KEYDOWN:
@@ -737,8 +718,6 @@ class StatsScene(Scene):
             R.blit_text(surface, ending, view.pt(676, y), small, R.BAD if "assisted" in ending else R.DIM, "topright")
         if not rows:
             R.blit_text(surface, "No runs in this mode yet.", view.pt(80, top + 30), size, R.DIM)
-        from ui.progress import PLOT_RUNS, draw_series
-
         mode = self.plot_mode
         if mode is not None:
             R.blit_text(

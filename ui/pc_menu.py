@@ -8,9 +8,12 @@ import contextlib
 
 import pygame
 
+from settings import SettingsError, change
 from ui import render as R
 from ui.menus import Item, Menu, clipboard_text, draw_messages, start_from_fumen
 from ui.modes import PC_PRACTICE
+from ui.pc_setups import PIECES_LEFT, load_setups, loop_start, ordinal, setup_start
+from ui.play_state import StartPosition
 from ui.scene import Scene
 from ui.store import PcStats, StoreUnavailable
 
@@ -31,8 +34,6 @@ class PCPracticeScene(Scene):
 
     def __init__(self, app) -> None:
         super().__init__(app)
-        from ui.pc_setups import load_setups
-
         self.code = ""
         self.error = ""
         self.editing = False
@@ -63,8 +64,6 @@ class PCPracticeScene(Scene):
 
     def remember(self) -> None:
         """Keep the current choice in the settings (saved at once; a failure to save is shown on the title)."""
-        from settings import SettingsError, change
-
         item = self.menu.items[self.menu.index]
         start = (
             "setup"
@@ -89,8 +88,6 @@ class PCPracticeScene(Scene):
         self.remember()
 
     def _relabel(self) -> None:
-        from ui.pc_setups import PIECES_LEFT, ordinal
-
         self.loop_item.label = f"Empty board: {ordinal(self.pc_number)} PC  < >"
         self.loop_item.detail = f"{PIECES_LEFT[self.pc_number]} pieces left in the bag"
         if self.setups:
@@ -107,8 +104,6 @@ class PCPracticeScene(Scene):
         item = self.menu.items[self.menu.index] if hasattr(self, "menu") else None
         if store is None or item is None:
             return None
-        from ui.pc_setups import ordinal
-
         if item is self.loop_item:
             key = f"Empty board, {ordinal(self.pc_number)} PC"
         elif item in (self.setup_item, self.mirror_item) and self.setup is not None:
@@ -121,20 +116,14 @@ class PCPracticeScene(Scene):
             self.app.store_failed(str(error))
             return None
 
-    def _play(self, start, seed: int) -> None:
-        from ui.play import PlayScene
-
-        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE, start, seed))
+    def _play(self, start: StartPosition, seed: int | None = None) -> None:
+        self.app.scenes.replace(self.app.screens.play(PC_PRACTICE, start, seed))
 
     def start_empty(self) -> None:
-        from ui.pc_setups import loop_start
-
         seed = self.app.new_seed()
         self._play(loop_start(self.pc_number, seed), seed)
 
     def start_setup(self) -> None:
-        from ui.pc_setups import setup_start
-
         if self.setup is None:
             return
         seed = self.app.new_seed()
@@ -160,15 +149,13 @@ class PCPracticeScene(Scene):
         pygame.key.start_text_input()
 
     def start_fumen(self) -> None:
-        from ui.play import PlayScene
-
         try:
             start = start_from_fumen(self.code)
         except ValueError as error:
             self.error = str(error)
             return
         pygame.key.stop_text_input()
-        self.app.scenes.replace(PlayScene(self.app, PC_PRACTICE, start))
+        self._play(start)
 
     def handle(self, event) -> None:
         if not self.editing:
@@ -234,8 +221,6 @@ class PCPracticeScene(Scene):
         return self._draw_lines(surface, view, box, [(self.stats_line, colour)], y)
 
     def _draw_loop(self, surface, view, box) -> None:
-        from ui.pc_setups import PIECES_LEFT, ordinal
-
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
         n = self.pc_number
         y = self._draw_lines(
@@ -260,8 +245,6 @@ class PCPracticeScene(Scene):
         setup = self.setup
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
         mirrored = self.mirrored and setup.mirror
-        from ui.pc_setups import ordinal
-
         left = (
             "a fresh bag"
             if not setup.bag_left

@@ -4,68 +4,24 @@ hands the finished run to the results screen. Drawing lives in `ui.playfield` (i
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import NamedTuple
-
 import pygame
 
 from game.board import Board
 from game.engine import Game
 from game.events import Held, Locked, Moved, Rotated, ToppedOut, Undone
 from game.handling import Button
-from game.pieces import Piece
-from game.randomizer import State
-from ui.coach import BuildTarget, Coach
+from game.replay import Replay
+from ui.coach import Coach
+from ui.input import pretty_key
 from ui.modes import Mode, describe_rules, game_config, rules_summary
+from ui.play_state import COUNTDOWN_TICKS, END_DELAY_TICKS, POPUP_TICKS, PcAttempt, Popup, StartPosition
+from ui.playfield import draw_play
 from ui.scene import Scene
-from ui.store import GameRecord
+from ui.store import GameRecord, StoreUnavailable
 
-COUNTDOWN_TICKS = 80  # "READY" then "GO" before timed modes start
-END_DELAY_TICKS = 60  # the finished / topped-out board stays on screen this long before the results
-POPUP_TICKS = 100
-FLASH_TICKS = 14
 _EMPTY_COLOURS = (0,) * 400
-
-
-@dataclass
-class StartPosition:
-    """Where a game starts other than an empty board with a fresh randomizer (PC practice, fumen)."""
-
-    board: Board | None = None
-    queue: list[Piece] = field(default_factory=list)
-    hold: Piece | None = None
-    randomizer_state: State | None = None
-    label: str = ""
-    setup: str = ""  # PC practice: the key its statistics are kept under ("" = not tracked)
-    build: BuildTarget | None = None  # set-up practice: the shape the coach guides the player to build
-    # The same start with the pieces a new seed deals (PC practice: "new queue"); None: only the seed changes.
-    reseed: Callable[[int], StartPosition] | None = field(default=None, compare=False, repr=False)
-
-    def with_seed(self, seed: int) -> StartPosition:
-        return self.reseed(seed) if self.reseed is not None else self
-
-
-@dataclass
-class Popup:
-    text: str
-    colour: tuple[int, int, int]
-    born: int
-    big: bool = False
-
-
-ASSIST_NAMES = {"autoplay": "autoplay", "hint": "hint ghost", "pc": "PC overlay", "undo": "undo"}
 # What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
 _RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "end_clock", "assists", "previews")
-
-
-class PcAttempt(NamedTuple):
-    """One PC-practice attempt of this run, kept until it is saved."""
-
-    success: bool
-    seconds: float
-    piece: int  # placements made when it ended (undo back past that takes it back)
-    began: int  # game tick when it began
 
 
 class PlayScene(Scene):
@@ -137,8 +93,6 @@ class PlayScene(Scene):
         if cleared is not None:
             self.cleared = cleared
             undo = self.app.keymap.keys_for("undo")
-            from ui.input import pretty_key
-
             key = pretty_key(undo[0]).upper() if undo else "UNDO"
             self.popups += [
                 Popup("BOARD CLEARED", (235, 235, 245), self.clock),
@@ -168,7 +122,6 @@ class PlayScene(Scene):
     @property
     def footer_text(self) -> str:
         """The keys line under the field."""
-        from ui.input import pretty_key
 
         def key(button: str) -> str:
             keys = self.app.keymap.keys_for(button)
@@ -242,9 +195,7 @@ class PlayScene(Scene):
         elif event.type == pygame.KEYDOWN and event.key == pygame.K_BACKSPACE and self.coach.pc_lost:
             self.rewind_to_good()
         elif pressed == "pause":
-            from ui.menus import PauseScene
-
-            self.app.scenes.push(PauseScene(self.app, self))
+            self.app.scenes.push(self.app.screens.pause(self))
         elif pressed == "restart":
             self.restart(same_queue=bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT))
         elif (
@@ -446,9 +397,6 @@ class PlayScene(Scene):
 
     def save_replay(self, game_id: int | None) -> str | None:
         """Keep the run as a replay beside the history (replays/<id>.json); the problem if it cannot be."""
-        from game.replay import Replay
-        from ui.store import StoreUnavailable
-
         store = self.app.store
         if store is None or game_id is None:
             return None
@@ -460,8 +408,6 @@ class PlayScene(Scene):
 
     def finish(self) -> None:
         """Save the run (once) and show the results."""
-        from ui.menus import ResultsScene
-
         outcome, problem = (None, None)
         if not self.saved and self.game.stats.pieces > 0:
             outcome, problem = self.app.save_record(self.record())
@@ -470,9 +416,7 @@ class PlayScene(Scene):
             self._record_open_attempt()
             self._save_attempts()
             self.saved = True
-        self.app.scenes.replace(ResultsScene(self.app, self, outcome, problem))
+        self.app.scenes.replace(self.app.screens.results(self, outcome, problem))
 
-    def draw(self, surface) -> None:
-        from ui.playfield import draw_play
-
+    def draw(self, surface: pygame.Surface) -> None:
         draw_play(surface, self)

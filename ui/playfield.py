@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import pygame
 
@@ -15,8 +16,11 @@ from game.board import VISIBLE_HEIGHT, WIDTH
 from game.pieces import SHAPES, Piece, Rotation
 from ui import coach_view
 from ui import render as R
-from ui.input import pretty_key
-from ui.play import COUNTDOWN_TICKS, FLASH_TICKS, POPUP_TICKS
+from ui.input import KeyMap, pretty_key
+from ui.play_state import COUNTDOWN_TICKS, FLASH_TICKS, POPUP_TICKS
+
+if TYPE_CHECKING:
+    from ui.play import PlayScene  # for the checker only: the scene imports this module to draw itself
 
 _ROW_BITS = [tuple(x for x in range(WIDTH) if row >> x & 1) for row in range(1 << WIDTH)]
 SHOWN_ROWS = 22  # the 20 visible rows plus the two spawn rows above them
@@ -121,7 +125,7 @@ def _fmt_time(seconds: float) -> str:
     return f"{int(minutes)}:{rest:05.2f}"
 
 
-def draw_play(surface: pygame.Surface, scene) -> None:  # noqa: C901 - the play screen drawn in layout order; each branch is one optional panel
+def draw_play(surface: pygame.Surface, scene: PlayScene) -> None:  # noqa: C901 - the play screen drawn in layout order; each branch is one optional panel
     settings = scene.app.settings
     display = settings.display
     game = scene.game
@@ -206,12 +210,12 @@ def draw_play(surface: pygame.Surface, scene) -> None:  # noqa: C901 - the play 
     _draw_banner(surface, scene, lay, c)
 
 
-def _key(keymap, button: str) -> str:
+def _key(keymap: KeyMap, button: str) -> str:
     keys = keymap.keys_for(button)
     return pretty_key(keys[0]) if keys else "(unbound)"
 
 
-def _draw_stats(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> None:
+def _draw_stats(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: int) -> None:
     s = scene.summary()
     mode = scene.mode
     rows: list[tuple[str, str]] = [("Time", _fmt_time(s["seconds"]))]
@@ -242,7 +246,7 @@ def _draw_stats(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> Non
         y += step
 
 
-def _draw_coach(surface: pygame.Surface, scene, lay: PlayLayout, fs: int) -> None:
+def _draw_coach(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: int) -> None:
     y = coach_view.draw_panel(surface, scene, lay, fs) + lay.c // 2
     for line in scene.problems:
         for part in R.wrap(line, int(fs * 0.85), lay.coach.w - lay.c):
@@ -259,7 +263,7 @@ def _fade(colour: tuple[int, int, int], age: int) -> tuple[int, int, int]:
     return tuple(int(b + (c - b) * t) for c, b in zip(colour, R.BG))  # type: ignore[return-value]
 
 
-def _draw_popups(surface: pygame.Surface, scene, lay: PlayLayout, c: int) -> None:
+def _draw_popups(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, c: int) -> None:
     y = lay.stats.bottom - int(c * 3.5)
     for popup in scene.popups:
         age = scene.clock - popup.born
@@ -275,7 +279,7 @@ def _draw_popups(surface: pygame.Surface, scene, lay: PlayLayout, c: int) -> Non
         y += int(c * 1.1)
 
 
-def _draw_banner(surface: pygame.Surface, scene, lay: PlayLayout, c: int) -> None:
+def _draw_banner(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, c: int) -> None:
     """Countdown and end-of-run messages over the field."""
     message, colour = None, R.TEXT
     if scene.countdown > 0:

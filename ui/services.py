@@ -1,7 +1,9 @@
 """What a scene may use of the app: a typed list of services, so scenes do not reach into an untyped app.
 
 `ui.app.App` provides them; tests may hand a scene anything with the same members. Types are imported for the
-checker only, so this module adds no import at run time (and no cycle between the scene modules).
+checker only, so this module adds no import at run time (and no cycle between the scene modules). A scene opens
+another one through `screens` (built by `ui.screens`), never by importing its module: that is what keeps the
+scene modules free of import cycles (tests/test_layering.py checks it).
 """
 
 from __future__ import annotations
@@ -13,10 +15,45 @@ if TYPE_CHECKING:
 
     from settings import Settings
     from ui.input import InputState, KeyMap
-    from ui.scene import SceneManager
+    from ui.modes import Mode
+    from ui.play import PlayScene
+    from ui.play_state import StartPosition
+    from ui.scene import Scene, SceneManager
     from ui.sound import Sounds
     from ui.store import GameRecord, HistoryStore, SaveOutcome
     from ui.worker_client import WorkerClient
+
+
+class Screens(Protocol):
+    """Makes each screen for the services it is given; `ui.screens.SceneFactory` is the real one."""
+
+    def title(self) -> Scene: ...
+
+    def play(self, mode: Mode, start: StartPosition | None = None, seed: int | None = None) -> Scene: ...
+
+    def pause(self, play: PlayScene) -> Scene:
+        """The pause menu over a running game."""
+        ...
+
+    def results(self, play: PlayScene, outcome: SaveOutcome | None, problem: str | None) -> Scene:
+        """The end of a run (`outcome`: how saving it went; `problem`: why it could not be saved)."""
+        ...
+
+    def settings(self, note: str = "") -> Scene: ...
+
+    def stats(self) -> Scene: ...
+
+    def pc_practice(self) -> Scene:
+        """The PC-practice entry menu."""
+        ...
+
+    def setup_practice(self) -> Scene:
+        """The set-up practice library."""
+        ...
+
+    def review(self, replay_text: str, *, game_id: int | None = None, title: str = "") -> Scene:
+        """The coach's review of a replay (JSON text)."""
+        ...
 
 
 class Services(Protocol):
@@ -30,6 +67,7 @@ class Services(Protocol):
     store: HistoryStore | None  # None: history unavailable (the title says why)
     store_problem: str | None
     scenes: SceneManager
+    screens: Screens  # opens other scenes, so scene modules need not import one another
     size: tuple[int, int]
     running: bool
 

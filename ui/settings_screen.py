@@ -19,6 +19,7 @@ from settings import BUTTONS, KeySettings, SettingsError, rebind
 from ui import render as R
 from ui.coach import KEY_ASCII, KEY_GLYPHS
 from ui.input import ACTION_LABELS, key_names, pretty_key
+from ui.menus import clipboard_text
 from ui.scene import Scene
 
 GRAVITY_PRESETS = (0.0, 1 / 60, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
@@ -475,8 +476,6 @@ class SettingsScene(Scene):
                 elif event.key == pygame.K_BACKSPACE:
                     self.editing_text = self.editing_text[:-1]
                 elif event.key == pygame.K_v and event.mod & pygame.KMOD_CTRL:
-                    from ui.menus import clipboard_text
-
                     self.editing_text += clipboard_text().strip()
             return
         if event.type != pygame.KEYDOWN:
