@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ai.pc.setup import Placement as SetupPlacement
-from ai.pc.setup import Shape, ShapeError, Way, build_chance, finder
+from ai.pc.setup import Shape, ShapeError, Way, finder
 from ai.pc_service import hold_spent, overlay_cells, step_move
 from ai.protocol import Answer, BuildAnswer, BuildRequest, Snapshot
 from game.board import WIDTH
@@ -34,6 +34,7 @@ def remaining_shape(snapshot: Snapshot, must: int, may: int) -> Shape | None:
 
 
 MAX_FUTURES = 5040
+LAZY_FUTURES = 64  # up to this many continuations, finders follow each queue (no table of every build order)
 
 
 def _futures(snapshot: Snapshot, shape: Shape) -> list[tuple[Piece, ...]]:
@@ -64,40 +65,49 @@ def _after(snapshot: Snapshot, first: SetupPlacement) -> tuple[tuple[Piece, ...]
 
 def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None, float]:
     """The way to build whose first placement keeps the most continuations buildable, and that share (over
-    the continuations the randomizer allows; 1.0 when the known pieces are enough)."""
+    the continuations the randomizer allows; 1.0 when the known pieces are enough).
+
+    Every placement that can start a build now is tried (`Finder.firsts`); for each, the finder of the rest
+    (`Finder.after`: the arrangements holding it, no new tiling search) is asked about every continuation, so
+    the share is exact for each and the best one is chosen. Up to LAZY_FUTURES continuations the finders follow
+    each queue instead of tabling every build order first (a table costs far more than a few dozen queues)."""
     rules = snapshot.rules
     drop = "softdrop" if soft_drop else "harddrop"
     queue = (snapshot.current, *snapshot.queue)
     futures = _futures(snapshot, shape)
-    spent = hold_spent(snapshot)
+    lazy = True if len(futures) <= LAZY_FUTURES else None
     search = finder(
-        shape, use_hold=rules.hold, rules=rules, drop=drop, queues=[queue + f for f in futures], hold=snapshot.hold
+        shape,
+        use_hold=rules.hold,
+        rules=rules,
+        drop=drop,
+        queues=[queue + f for f in futures],
+        hold=snapshot.hold,
+        lazy=lazy,
     )
-    firsts: dict[tuple, Way] = {}
-    for future in futures:
-        for way in search.ways(queue + future, snapshot.hold, 8):
-            head = way.placements[0]
-            if spent and head.hold:
-                continue
-            firsts.setdefault((head.piece, head.mask, head.hold), way)
-            break
-    best: tuple[Way | None, float] = (None, 0.0)
-    for (_, mask, _), way in firsts.items():
-        head = way.placements[0]
-        left = shape.must & ~mask
-        if not left:
-            return way, 1.0
-        rest = Shape(shape.base | mask, left, shape.may & ~mask)
+    best: tuple[SetupPlacement | None, float, list] = (None, 0.0, [])
+    for head in search.firsts(queue, snapshot.hold, hold_spent(snapshot)):
+        rest = search.after(head.piece, head.mask, lazy=lazy)
         after_queue, after_hold = _after(snapshot, head)
-        sequences = [after_queue + f for f in futures]
-        ok = sum(
-            build_chance(rest, [seq], hold=after_hold, use_hold=rules.hold, rules=rules, drop=drop).success
-            for seq in sequences
-        )
-        share = ok / len(sequences)
-        if share > best[1]:
-            best = (way, share)
-    return best
+        if rest is None:  # this piece finishes the shape
+            return Way((head,), after_hold if after_hold is not None else next(iter(after_queue), None)), 1.0
+        won = [f for f in futures if rest.buildable(after_queue + f, after_hold)]
+        share = len(won) / len(futures)
+        if share > best[1] or (share == best[1] and share > 0 and best[0] is not None and _simpler(head, best[0])):
+            best = (head, share, won)
+    chosen, share, won = best
+    if chosen is None:
+        return None, 0.0
+    rest = search.after(chosen.piece, chosen.mask, lazy=lazy)
+    assert rest is not None
+    after_queue, after_hold = _after(snapshot, chosen)
+    (tail,) = rest.ways(after_queue + won[0], after_hold, 1)
+    return Way((chosen, *tail.placements), tail.leftover), share
+
+
+def _simpler(a: SetupPlacement, b: SetupPlacement) -> bool:
+    """Between two placements with the same share: no hold before hold, a plain hard drop before a tuck."""
+    return (a.hold, not a.hard) < (b.hold, not b.hard)
 
 
 def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:

@@ -166,3 +166,24 @@ def read_library(directory: Path | None = None) -> list[SetupEntry]:
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{path.name}: {error}") from None
     return entries
+
+
+# PC number in the 7-bag loop (1..7) -> pieces left in the bag when that PC starts from an empty board (each PC
+# takes 10 pieces: 7, 4+6 (1 left), 1+7+2, 5+5, 2+7+1, 6+4, 3+7).
+LOOP_PIECES_LEFT = {1: 7, 2: 4, 3: 1, 4: 5, 5: 2, 6: 6, 7: 3}
+
+
+def next_pc(n: int) -> int:
+    """The PC of the loop after the n-th (the 7th is followed by the 1st: 70 pieces are 10 whole bags)."""
+    return n % 7 + 1
+
+
+def start_bag(entry: SetupEntry, seed: int, mirrored: bool = False) -> list[Piece]:
+    """The pieces left in the bag when a guided build of `entry` starts, chosen from `seed`: for a PC of the loop
+    after the 1st, that many of the seven (mirrored with the shape); else none (a fresh bag)."""
+    import random
+
+    if entry.family != "pc" or not entry.pc or entry.pc == 1:
+        return []
+    left = random.Random(seed).sample(list(Piece), LOOP_PIECES_LEFT[entry.pc])
+    return [mirror_piece(p) for p in left] if mirrored else left

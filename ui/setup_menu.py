@@ -32,7 +32,10 @@ def setup_practice_start(entry: SetupEntry, seed: int, mirrored: bool = False) -
         left = random.Random(seed).sample(list(Piece), PIECES_LEFT[entry.pc])
         if mirrored:
             left = [mirror_piece(p) for p in left]
-    target = BuildTarget(entry.name + (" (mirror)" if mirrored else ""), cells.must, cells.may, entry.finishes)
+    # The grey cells count as part of the shape (they stand from the start), so a set-up over an earlier bag's
+    # stack (DT Cannon's 2nd bag) is no 'block outside the shape'.
+    name = entry.name + (" (mirror)" if mirrored else "")
+    target = BuildTarget(name, cells.must | cells.base, cells.may, entry.finishes)
     return StartPosition(
         board=Board.from_bits(cells.base) if cells.base else None,
         randomizer_state=bag_state(left),

@@ -338,19 +338,24 @@ class Finder:
         use_hold: bool,
         max_counts: dict[Piece, int] | None = None,
         lazy: bool | None = None,
+        arrangements: list[tuple[tuple[int, Bitboard, int], ...]] | None = None,
     ) -> None:
         """`max_counts`: at most this many of each piece can ever be placed (from the queues to be asked
         about); arrangements needing more are skipped. None: no limit. `lazy`: skip step 2 and follow each
         queue through the arrangements instead (the default above LAZY_PIECES pieces, where the orders of
-        one arrangement alone can number 8! and more)."""
+        one arrangement alone can number 8! and more). `arrangements`: step 1 already done (`after`)."""
         self.shape = shape
+        self.rules = rules
         self.gen: MoveGenerator = for_rules(rules, soft_drop)
         self.soft_drop = soft_drop
         self.use_hold = use_hold
         self.h = shape.height
         self.keep = shape.pieces_max + (1 if use_hold else 0)
         self.max_counts = None if max_counts is None else {int(p): n for p, n in max_counts.items()}
-        self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = _arrangements(shape, self.max_counts)
+        self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = (
+            _arrangements(shape, self.max_counts) if arrangements is None else arrangements
+        )
+        self._children: dict[tuple[int, Bitboard, bool | None], Finder] = {}
         self.orders: dict[str, list[int]] = {}  # piece letters in build order -> arrangements giving it
         self.prefixes: set[str] = {""}
         self._shadow: dict[Bitboard, Bitboard] = {}
@@ -445,13 +450,15 @@ class Finder:
         walk("", idx, held)
         return found
 
-    def _walk_lazy(self, letters: str, prefix: str, live: dict, idx: int, held: str | None, found: list) -> None:
+    def _walk_lazy(
+        self, letters: str, prefix: str, live: dict, idx: int, held: str | None, found: list, first: bool = False
+    ) -> None:
         """Follow the queue through every arrangement at once: `live` maps (arrangement, placements made) to
-        the field; an arrangement whose placements are all made is a build."""
+        the field; an arrangement whose placements are all made is a build. `first`: stop at the first build."""
         done = [number for (number, subset) in live if subset == (1 << len(self.arrangements[number])) - 1]
         if done:
             found.append((prefix, done[:8]))
-        if len(done) == len(live):
+        if len(done) == len(live) or (first and found):
             return
         for letter, nidx, nheld in self._moves(letters, idx, held):
             step: dict = {}
@@ -466,7 +473,9 @@ class Finder:
                     ):
                         step[number, subset | 1 << i] = bits | mask
             if step:
-                self._walk_lazy(letters, prefix + letter, step, nidx, nheld, found)
+                self._walk_lazy(letters, prefix + letter, step, nidx, nheld, found, first)
+                if first and found:
+                    return
 
     def buildable(self, queue: Iterable[Piece], hold: Piece | None = None) -> bool:
         letters = "".join(Piece(p).name for p in queue)[: self.keep]
@@ -477,8 +486,52 @@ class Finder:
         return known
 
     def _first_order(self, letters: str, hold: Piece | None) -> str | None:
+        if self.lazy:
+            idx, held = self._start(letters, hold)
+            found: list[tuple[str, list[int]]] = []
+            live = {(number, 0): self.shape.base for number in range(len(self.arrangements))}
+            self._walk_lazy(letters, "", live, idx, held, found, first=True)
+            return found[0][0] if found else None
         orders = self._playable(letters, hold)
         return orders[0][0] if orders else None
+
+    # guided practice: the first placement, then the rest
+    def firsts(self, queue: tuple[Piece, ...], hold: Piece | None, hold_spent: bool = False) -> list[Placement]:
+        """Every placement that can start a build from this queue and hold (the piece in play, or with the hold
+        key the hold piece or the next one): a placement of some arrangement that rests on the field and is
+        reachable now. No hold when `hold_spent` (hold was pressed for the piece in play)."""
+        options: list[tuple[Piece, bool]] = [(queue[0], False)] if queue else []
+        if self.use_hold and not hold_spent:
+            other = hold if hold is not None else (queue[1] if len(queue) > 1 else None)
+            if other is not None and (not queue or other != queue[0]):
+                options.append((other, True))
+        base = self.shape.base
+        out: list[Placement] = []
+        for piece, flag in options:
+            seen: set[Bitboard] = set()
+            for arrangement in self.arrangements:
+                for kind, mask, _ in arrangement:
+                    if kind == piece and mask not in seen:
+                        seen.add(mask)
+                        if self._placeable(base, kind, mask):
+                            rot, x, y = _POSE[kind][mask]
+                            out.append(Placement(piece, Rotation(rot), x, y, flag, not self._shadow[mask] & base, mask))
+        return out
+
+    def after(self, piece: Piece, mask: Bitboard, *, lazy: bool | None = None) -> Finder | None:
+        """The finder of what is left to build once `piece` lies on `mask` (None: nothing is left): its
+        arrangements are this finder's that hold that placement, less it (no new tiling search)."""
+        if not self.shape.must & ~mask:
+            return None
+        key = (int(piece), mask, lazy)
+        child = self._children.get(key)
+        if child is None:
+            placed = (int(piece), mask, 0)
+            rest = Shape(self.shape.base | mask, self.shape.must & ~mask, self.shape.may & ~mask)
+            arrangements = [tuple(p for p in a if p != placed) for a in self.arrangements if placed in a]
+            child = Finder(rest, self.rules, self.soft_drop, self.use_hold, None, lazy, arrangements)
+            self._children[key] = child
+        return child
 
     def ways(self, queue: Iterable[Piece], hold: Piece | None = None, limit: int = 1) -> list[Way]:
         """Up to `limit` builds (order and placements), the fewest soft-drop placements first."""
