@@ -298,6 +298,8 @@ class BuildRequest:
     must: int
     may: int = 0
     drop: str = "softdrop"
+    # Other set-ups the player may pick instead, as (name, must, may): the answer says how likely each is built.
+    choices: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -315,6 +317,7 @@ class BuildAnswer:
     chance: float | None = None  # share of the continuations still buildable after the advised placement
     estimate: bool = False
     working: bool = False  # says only that the worker is on it
+    choices: tuple[tuple[str, float], ...] = ()  # each of the request's choices with its build chance from here
 
     @property
     def possible(self) -> bool:

@@ -244,6 +244,10 @@ def _build(request: BuildRequest, should_stop: Callable[[], bool], send: Callabl
         or request.must <= 0
         or request.may < 0
         or request.drop not in ("softdrop", "harddrop")
+        or not all(
+            type(name) is str and type(must) is int and type(may) is int and must > 0 and may >= 0
+            for name, must, may in request.choices
+        )
     ):
         raise RequestError("a build needs the shape's cells as non-negative ints and a known drop")
     solve_build(request, should_stop, send)

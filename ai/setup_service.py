@@ -9,6 +9,7 @@ play, no way starting with a hold is offered.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ai.pc.setup import Placement as SetupPlacement
 from ai.pc.setup import Shape, ShapeError, Way, finder
@@ -117,7 +118,9 @@ def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Ca
     try:
         shape = remaining_shape(snapshot, request.must, request.may)
     except ShapeError as error:
-        send(BuildAnswer(request.generation, buildable=False, note=str(error)))
+        _send_with_choices(
+            request, BuildAnswer(request.generation, buildable=False, note=str(error)), should_stop, send
+        )
         return
     if shape is None:
         send(BuildAnswer(request.generation, buildable=False, complete=True, note="the set-up is built"))
@@ -128,12 +131,46 @@ def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Ca
         send(BuildAnswer(request.generation, buildable=False, note=str(error)))
         return
     if way is None:
-        send(
-            BuildAnswer(request.generation, buildable=False, chance=0.0, note="no way to build it, whatever comes next")
+        answer = BuildAnswer(
+            request.generation, buildable=False, chance=0.0, note="no way to build it, whatever comes next"
         )
+        _send_with_choices(request, answer, should_stop, send)
         return
     # Only the pieces already seen are drawn: later ones depend on what comes.
     seen = 1 + len(snapshot.queue) + (snapshot.hold is not None)
     overlay = overlay_cells(snapshot.board, way.placements[:seen])  # builds clear no line: board cells
     first = step_move(snapshot.board, way.placements[0], snapshot.rules, soft_drop)
-    send(BuildAnswer(request.generation, buildable=True, solution=(first,), overlay=overlay, chance=share))
+    answer = BuildAnswer(request.generation, buildable=True, solution=(first,), overlay=overlay, chance=share)
+    _send_with_choices(request, answer, should_stop, send)
+
+
+def choice_chances(
+    snapshot: Snapshot, choices: tuple[tuple[str, int, int], ...], soft_drop: bool, should_stop: Callable[[], bool]
+) -> tuple[tuple[str, float], ...] | None:
+    """Each choice (name, must, may) with the build chance the panel shows once it is picked: the share of the
+    continuations after its advised placement (plan); 0 when the board already has a block outside it. None when
+    a newer request came first."""
+    out = []
+    for name, must, may in choices:
+        if should_stop():
+            return None
+        try:
+            shape = remaining_shape(snapshot, must, may)
+            chance = 1.0 if shape is None else plan(snapshot, shape, soft_drop)[1]
+        except ShapeError:
+            chance = 0.0
+        out.append((name, chance))
+    return tuple(out)
+
+
+def _send_with_choices(
+    request: BuildRequest, answer: BuildAnswer, should_stop: Callable[[], bool], send: Callable[[Answer], None]
+) -> None:
+    """Send the answer; with choices asked for, first without them (the overlay does not wait), then with them."""
+    if not request.choices:
+        send(answer)
+        return
+    send(replace(answer, final=False))
+    chances = choice_chances(request.snapshot, request.choices, request.drop != "harddrop", should_stop)
+    if chances is not None:
+        send(replace(answer, choices=chances))
