@@ -162,3 +162,83 @@ def test_a_bag_that_cannot_build_the_set_up_says_so_and_r_deals_another(app):
     first = [scene.game.active.piece, *scene.game.preview()]
     testing.tap(app, "r")
     assert scene.game.stats.pieces == 0 and [scene.game.active.piece, *scene.game.preview()] != first
+
+
+def _play_advice(app, keys, scene, until, limit: int = 30) -> bool:
+    """Place pieces as the coach panel says (the set-up builder, then the PC coach), one key at a time, until
+    `until()` holds."""
+    coach, game = scene.coach, scene.game
+    for _ in range(limit):
+        if until():
+            return True
+        assert run_until(app, lambda: coach.advice_panel().first_move is not None or until(), 120)
+        if until():
+            return True
+        move = coach.advice_panel().first_move
+        if move.hold:
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, lambda: coach.advice_panel().first_move is not None, 120)
+            move = coach.advice_panel().first_move
+        pieces = game.stats.pieces
+        keys.executor = KeyExecutor(move.keys)
+        assert run_until(app, lambda pieces=pieces: game.stats.pieces > pieces)
+    return until()
+
+
+def test_the_coach_lists_what_the_bag_builds_and_picks_the_best(app, tmp_path):
+    from ui import setup_stats
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == "pc2_broken_tub")
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=4)
+    keys.scene = scene
+    app.scenes.push(scene)
+    assert run_until(app, lambda: scene.choices() is not None)
+    lines = scene.choice_lines()
+    app.draw(app.screen)
+    ranked = scene.choices()
+    assert lines[0] == "This bag can build:" and len(lines) == len(ranked) + 2
+    best_key, best_chance = ranked[0]
+    assert all(best_chance >= chance > 0 for _, chance in ranked)
+    testing.tap(app, "tab")  # the coach picks the best
+    assert scene.target.key == best_key
+    # the chance listed is the one the panel shows for the picked set-up
+    assert run_until(app, lambda: scene.coach.build_panel().status != "solving")
+    assert scene.coach.build_panel().chance == pytest.approx(best_chance)
+    target = scene.target
+    assert _play_advice(app, keys, scene, lambda: target.built(scene.game))
+    scene.restart()  # ends the attempt: it counts for the set-up picked, built
+    stats = setup_stats.load()
+    assert stats[best_key].attempts == 1 and stats[best_key].built == 1 and stats[best_key].pcs == 0
+    menu = SetupMenuScene(app)
+    menu.index = next(i for i, e in enumerate(menu.entries) if e.key == best_key.split("/")[0])
+    menu.mirrored = best_key.endswith("/mirror")
+    assert "Your practice: 1 attempts, 1 built, 0 PCs" in menu.lines()[-1]
+
+
+def test_loop_mode_goes_on_to_the_next_pc_with_its_set_ups(app):
+    from ui import setup_stats
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == "pco_no_I")
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=3)
+    keys.scene = scene
+    app.scenes.push(scene)
+    assert _play_advice(app, keys, scene, lambda: scene.game.stats.perfect_clears == 1, limit=12)
+    app.draw(app.screen)
+    # the 1st PC is made: the 2nd PC of the loop starts from this bag with its set-ups, the coach picking the best
+    assert scene.entry.pc == 2 and scene.coach.building
+    assert scene.target.pieces_at_start == scene.game.stats.pieces and scene.target.lines_at_start == 4
+    assert run_until(app, lambda: scene.choices() is not None, 120)
+    ranked = scene.choices()
+    if ranked:
+        assert run_until(app, lambda: scene.target.key == ranked[0][0])
+        assert run_until(app, lambda: scene.coach.build_panel().status == "possible", 120)
+    else:
+        assert scene.choice_lines() == ["This bag builds none of them", "R deals a new bag"]
+    assert setup_stats.load()["pco_no_I"].pcs == 1

@@ -1,48 +1,31 @@
 """Set-up practice: browse the library of set-ups and openers (assets/setups) and start a guided build.
 
 Each entry shows its name, what it is for, a mini board of the shape (its reference build), the notes and the
-figures computed by scripts/regenerate_setups.py. Left/Right browse, M mirrors (when allowed), Enter starts.
+figures computed by scripts/regenerate_setups.py, and the player's own statistics for it (ui.setup_stats).
+Left/Right browse, M mirrors (when allowed), Enter starts (ui.setup_practice: the coach lists the other set-ups
+the bag can build, picks the best on Tab, and in loop mode goes on to the next PC after a PC).
 """
 
 from __future__ import annotations
 
-import random
+from dataclasses import replace
 
 import pygame
 
-from game.board import Board
-from game.pieces import Piece
-from game.setups import SetupEntry, mirror_piece, read_library
+from game.setups import SetupEntry, read_library
 from ui import render as R
-from ui.coach import BuildTarget
-from ui.modes import SETUP_PRACTICE
-from ui.pc_setups import PIECES_LEFT, bag_state
-from ui.play import PlayScene, StartPosition
+from ui import setup_stats
+from ui.play import StartPosition
 from ui.scene import Scene
+from ui.setup_practice import SetupPracticeScene, practice_start
 
 _CODES = {"I": 1, "J": 2, "L": 3, "O": 4, "S": 5, "T": 6, "Z": 7, "X": 8}
 
 
 def setup_practice_start(entry: SetupEntry, seed: int, mirrored: bool = False) -> StartPosition:
-    """The start of a guided build: the board before the build (its grey cells) and the bag as the entry is
-    played from (a PC of the loop: that many pieces left in the bag; an opener: a fresh bag)."""
-    cells = entry.cells(mirror=mirrored)
-    left: list[Piece] = []
-    if entry.family == "pc" and entry.pc and entry.pc != 1:
-        left = random.Random(seed).sample(list(Piece), PIECES_LEFT[entry.pc])
-        if mirrored:
-            left = [mirror_piece(p) for p in left]
-    # The grey cells count as part of the shape (they stand from the start), so a set-up over an earlier bag's
-    # stack (DT Cannon's 2nd bag) is no 'block outside the shape'.
-    name = entry.name + (" (mirror)" if mirrored else "")
-    target = BuildTarget(name, cells.must | cells.base, cells.may, entry.finishes)
-    return StartPosition(
-        board=Board.from_bits(cells.base) if cells.base else None,
-        randomizer_state=bag_state(left),
-        label=target.name,
-        build=target,
-        reseed=lambda new_seed: setup_practice_start(entry, new_seed, mirrored),
-    )
+    """The start of a guided build of `entry` alone (no other set-up to pick; see ui.setup_practice)."""
+    start = practice_start(entry, seed, mirrored, [entry])
+    return replace(start, reseed=lambda new_seed: setup_practice_start(entry, new_seed, mirrored))
 
 
 class SetupMenuScene(Scene):
@@ -83,6 +66,8 @@ class SetupMenuScene(Scene):
             out.append(f"PC chance after it {f['pc_rate'] * 100:.1f}% ({entry.pc_pattern})")
         if entry.notes:
             out.append(entry.notes)
+        mirrored = self.mirrored and entry.mirror
+        out.append(setup_stats.for_entry(entry.key, mirrored).text() + (" (mirror)" if mirrored else ""))
         return out
 
     def start(self) -> None:
@@ -90,8 +75,7 @@ class SetupMenuScene(Scene):
         if entry is None:
             return
         seed = self.app.new_seed()
-        start = setup_practice_start(entry, seed, self.mirrored and entry.mirror)
-        self.app.scenes.replace(PlayScene(self.app, SETUP_PRACTICE, start, seed))
+        self.app.scenes.replace(SetupPracticeScene(self.app, entry, self.entries, seed, self.mirrored and entry.mirror))
 
     def handle(self, event) -> None:
         if event.type != pygame.KEYDOWN or not self.entries:

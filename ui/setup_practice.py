@@ -1,0 +1,281 @@
+"""The set-up practice scene: a play scene that guides the build of a library entry, lists the other entries of
+the same PC of the loop (or the openers over the same stack) that the bag in play can build with their chances,
+lets the player pick one (1-9) or the coach pick the best (Tab) before the first piece, keeps per-entry
+statistics (ui.setup_stats), and in loop mode goes on after a PC into the next PC of the loop with its set-ups.
+
+The chances come from the worker (BuildRequest.choices, answered by ai.setup_service): no search here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pygame
+
+from game.board import Board
+from game.events import Locked
+from game.setups import SetupEntry, next_pc, start_bag
+from ui import render as R
+from ui import setup_stats
+from ui.coach import BuildTarget, Channel, Coach, PcProgress, position_key, snapshot_of
+from ui.modes import SETUP_PRACTICE
+from ui.pc_setups import bag_state, ordinal
+from ui.play import PlayScene, Popup, StartPosition
+
+MAX_CHOICES = 9
+_PICK_KEYS = {getattr(pygame, f"K_{n}"): n for n in range(1, MAX_CHOICES + 1)}
+
+
+@dataclass(frozen=True)
+class PracticeTarget(BuildTarget):
+    """A BuildTarget with what set-up practice adds: the statistics key, the other set-ups the bag may build
+    instead (name = statistics key, must, may), and the line and piece counts when this build began (in loop
+    mode a build starts after a PC)."""
+
+    key: str = ""
+    choices: tuple[tuple[str, int, int], ...] = ()
+    lines_at_start: int = 0
+    pieces_at_start: int = 0
+
+
+def group_of(entry: SetupEntry, entries: list[SetupEntry]) -> list[SetupEntry]:
+    """The entries the player may switch to for the same bag: the set-ups of the same PC of the loop, or the
+    openers that start from the same stack."""
+    if entry.family == "pc":
+        return [e for e in entries if e.family == "pc" and e.pc == entry.pc]
+    base = entry.cells().base
+    return [e for e in entries if e.family == entry.family and e.cells().base == base]
+
+
+def practice_target(
+    entry: SetupEntry, mirrored: bool, group: list[SetupEntry], lines: int = 0, pieces: int = 0
+) -> PracticeTarget:
+    cells = entry.cells(mirror=mirrored)
+    choices = []
+    for other in group:
+        for mirror in (False, True) if other.mirror else (False,):
+            shape = other.cells(mirror=mirror)
+            choices.append((setup_stats.stats_key(other.key, mirror), shape.must | shape.base, shape.may))
+    # The grey cells count as part of the shape (they stand from the start): a set-up over an earlier bag's
+    # stack (DT Cannon's 2nd bag) has no 'block outside the shape'.
+    return PracticeTarget(
+        entry.name + (" (mirror)" if mirrored else ""),
+        cells.must | cells.base,
+        cells.may,
+        entry.finishes,
+        key=setup_stats.stats_key(entry.key, mirrored),
+        choices=tuple(choices[: MAX_CHOICES * 4]),
+        lines_at_start=lines,
+        pieces_at_start=pieces,
+    )
+
+
+def practice_start(entry: SetupEntry, seed: int, mirrored: bool, group: list[SetupEntry]) -> StartPosition:
+    """The start of a guided build: the board before the build (its grey cells) and the bag as the entry is
+    played from (a PC of the loop: that many pieces left in the bag; an opener: a fresh bag)."""
+    cells = entry.cells(mirror=mirrored)
+    target = practice_target(entry, mirrored, group)
+    return StartPosition(
+        board=Board.from_bits(cells.base) if cells.base else None,
+        randomizer_state=bag_state(start_bag(entry, seed, mirrored)),
+        label=target.name,
+        build=target,
+    )
+
+
+class SetupCoach(Coach):
+    """The coach with set-up practice's two additions: the build request carries the choices while nothing of
+    the build is placed yet, and a build may begin after lines were cleared (loop mode)."""
+
+    @property
+    def building(self) -> bool:
+        target = self.target
+        game = self.scene.game
+        if not isinstance(target, PracticeTarget):
+            return super().building
+        return game.stats.lines == target.lines_at_start and not target.built(game)
+
+    def _request(self) -> None:
+        game = self.scene.game
+        key = position_key(game)
+        target = self.target
+        if key is not None and isinstance(target, PracticeTarget) and self.building and not self.builds.settled(key):
+            choices = target.choices if game.stats.pieces == target.pieces_at_start else ()
+            generation = self.scene.app.worker().build(
+                snapshot_of(game), must=target.must, may=target.may, choices=choices
+            )
+            self.builds.ask(key, generation, self.scene.clock)
+        super()._request()
+
+    def after_tick(self, events: list) -> None:
+        super().after_tick(events)
+        target = self.target
+        game = self.scene.game
+        if isinstance(target, PracticeTarget) and target.lines_at_start and target.built(game):
+            if any(isinstance(e, Locked) for e in events) and game.stats.lines == target.lines_at_start:
+                self.progress = PcProgress()  # the set-up is built: the finish is judged on its own
+
+
+class SetupPracticeScene(PlayScene):
+    def __init__(
+        self,
+        app,
+        entry: SetupEntry,
+        entries: list[SetupEntry],
+        seed: int | None = None,
+        mirrored: bool = False,
+        loop: bool = True,
+    ) -> None:
+        self.entry, self.mirrored, self.entries, self.loop = entry, mirrored and entry.mirror, entries, loop
+        self._attempt: dict[str, Any] | None = None
+        self._auto_pick = False
+        seed = seed if seed is not None else app.new_seed()
+        super().__init__(app, SETUP_PRACTICE, self._fresh_start(seed), seed)
+        self.coach = SetupCoach(self)
+        self.stats_problem: str | None = None
+
+    # --- starts and picks ---------------------------------------------------------------------------------
+    def _fresh_start(self, seed: int) -> StartPosition:
+        start = practice_start(self.entry, seed, self.mirrored, group_of(self.entry, self.entries))
+        return replace(start, reseed=self._fresh_start)
+
+    @property
+    def target(self) -> PracticeTarget:
+        assert self.start is not None and isinstance(self.start.build, PracticeTarget)
+        return self.start.build
+
+    def _entry_of(self, key: str) -> tuple[SetupEntry, bool] | None:
+        name, _, mirror = key.partition("/")
+        entry = next((e for e in self.entries if e.key == name), None)
+        return None if entry is None else (entry, bool(mirror))
+
+    def choosing(self) -> bool:
+        """Nothing of this build is placed yet: another set-up may still be picked."""
+        return self.game.stats.pieces == self.target.pieces_at_start and self.coach.building
+
+    def choices(self) -> list[tuple[str, float]] | None:
+        """The set-ups this bag can build, best first, with their chances (None while the worker works)."""
+        answer = self.coach.builds.for_position(position_key(self.game))
+        if answer is None or not answer.choices:
+            return None
+        order = {choice[0]: n for n, choice in enumerate(self.target.choices)}
+        ranked = sorted(answer.choices, key=lambda c: (-c[1], -self._pc_rate(c[0]), order.get(c[0], 0)))
+        return [c for c in ranked if c[1] > 0][:MAX_CHOICES]
+
+    def _pc_rate(self, key: str) -> float:
+        found = self._entry_of(key)
+        return float(found[0].figures.get("pc_rate", 0.0)) if found else 0.0
+
+    def pick(self, key: str) -> bool:
+        """Build `key` (statistics key of an entry of the group) instead, from this same bag."""
+        found = self._entry_of(key)
+        if found is None or not self.choosing():
+            return False
+        self.entry, self.mirrored = found
+        self._set_target(self.game.stats.lines, self.game.stats.pieces)
+        return True
+
+    def pick_best(self) -> bool:
+        ranked = self.choices()
+        return bool(ranked) and self.pick(ranked[0][0])
+
+    def _set_target(self, lines: int, pieces: int) -> None:
+        target = practice_target(self.entry, self.mirrored, group_of(self.entry, self.entries), lines, pieces)
+        self.start = replace(self.start or StartPosition(), build=target, label=target.name)
+        self.coach.builds = Channel("build")  # a new question for the same position
+        self.coach.progress = PcProgress()
+        self._attempt = None
+
+    # --- the game ---------------------------------------------------------------------------------------
+    def new_game(self, seed: int | None = None) -> None:
+        self._close_attempt()
+        super().new_game(seed)
+
+    def on_exit(self) -> None:
+        self._close_attempt()
+        super().on_exit()
+
+    def handle(self, event) -> None:
+        if event.type == pygame.KEYDOWN and self.choosing():
+            if event.key == pygame.K_TAB:
+                self.pick_best()
+                return
+            number = _PICK_KEYS.get(event.key)
+            ranked = self.choices() or []
+            if number is not None and number <= len(ranked):
+                self.pick(ranked[number - 1][0])
+                return
+        super().handle(event)
+
+    def update(self) -> None:
+        pcs = self.game.stats.perfect_clears
+        super().update()
+        game = self.game
+        if self._auto_pick and self.choices():
+            self._auto_pick = False
+            self.pick_best()
+        target = self.target
+        if game.stats.pieces > target.pieces_at_start and self._attempt is None:
+            self._attempt = {"key": target.key, "built": False, "pc": False}
+        if self._attempt is not None and target.built(game):
+            self._attempt["built"] = True
+        if game.stats.perfect_clears > pcs and self._attempt is not None and self._attempt["built"]:
+            self._attempt["pc"] = True
+            self._close_attempt()
+            if self.loop and self.entry.family == "pc" and self.entry.pc:
+                self._next_pc(next_pc(self.entry.pc))
+
+    def _next_pc(self, n: int) -> None:
+        """Loop mode: the PC is made; the next PC of the loop starts here, from this bag, with its set-ups (the
+        coach picks the best as soon as the worker has the chances; the player may pick another)."""
+        group = [e for e in self.entries if e.family == "pc" and e.pc == n]
+        if not group:
+            return
+        self.entry, self.mirrored = group[0], False
+        self._set_target(self.game.stats.lines, self.game.stats.pieces)
+        self._auto_pick = True
+        self.popups.append(Popup(f"ON TO THE {ordinal(n).upper()} PC", R.ACCENT, self.clock))
+
+    def _close_attempt(self) -> None:
+        attempt = getattr(self, "_attempt", None)
+        if attempt is not None:
+            self._attempt = None
+            self.stats_problem = setup_stats.record(attempt["key"], built=attempt["built"], pc=attempt["pc"])
+
+    # --- drawing ------------------------------------------------------------------------------------------
+    def choice_lines(self) -> list[str]:
+        """The choice box as drawn (empty once the build has begun)."""
+        if not self.choosing():
+            return []
+        ranked = self.choices()
+        if ranked is None:
+            return ["This bag: checking the set-ups…"]
+        if not ranked:
+            return ["This bag builds none of them", "R deals a new bag"]
+        lines = ["This bag can build:"]
+        for number, (key, chance) in enumerate(ranked, 1):
+            found = self._entry_of(key)
+            name = found[0].name.split(": ", 1)[-1] + (" (mirror)" if found[1] else "") if found else key
+            mark = "▸ " if key == self.target.key else ""
+            lines.append(f"{number} {mark}{name} {chance * 100:.0f}%")
+        lines.append("1-9 pick · Tab best")
+        return lines
+
+    def draw(self, surface: pygame.Surface) -> None:
+        super().draw(surface)
+        lines = self.choice_lines()
+        if not lines:
+            return
+        view = R.View(surface.get_size())
+        box = view.rect(185, 440, 175, 232)
+        R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 1)
+        size = view.font_size(15)
+        y = box.y + view.s(8)
+        for number, text in enumerate(lines):
+            colour = R.TEXT if number == 0 else (R.ACCENT if "▸" in text else R.DIM)
+            for part in R.wrap(text, size, box.w - view.s(14)):
+                if y + size > box.bottom - view.s(4):
+                    return
+                R.blit_text(surface, part, (box.x + view.s(8), y), size, colour)
+                y += int(size * 1.25)
