@@ -120,7 +120,7 @@ class KeySettings(BaseModel):
     def _defaults_yield_to_explicit_keys(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        claimed = set()
+        claimed: set[str] = set()
         for keys in data.values():
             try:
                 claimed.update(_key_list(keys))

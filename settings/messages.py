@@ -63,7 +63,9 @@ def _show(value: Any) -> str:
 
 def _bounds(model: type[BaseModel], field: str) -> tuple[Any, Any, str | None]:
     info = model.model_fields.get(field)
-    lo = hi = unit = None
+    lo: Any = None
+    hi: Any = None
+    unit: str | None = None
     if info is not None:
         for meta in info.metadata:
             if isinstance(meta, (annotated_types.Ge, annotated_types.Gt)):
@@ -71,8 +73,9 @@ def _bounds(model: type[BaseModel], field: str) -> tuple[Any, Any, str | None]:
             if isinstance(meta, (annotated_types.Le, annotated_types.Lt)):
                 hi = getattr(meta, "le", getattr(meta, "lt", None))
         extra = info.json_schema_extra
-        if isinstance(extra, dict) and isinstance(extra.get("unit"), str):
-            unit = extra["unit"]
+        named = extra.get("unit") if isinstance(extra, dict) else None
+        if isinstance(named, str):
+            unit = named
     return lo, hi, unit
 
 

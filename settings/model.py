@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -37,7 +38,7 @@ ENV_NESTED_DELIMITER = "__"
 NAME_PATTERN = r"^\w[\w -]*$"
 
 
-def _unit(unit: str) -> dict[str, str]:
+def _unit(unit: str) -> JsonDict:
     return {"unit": unit}
 
 

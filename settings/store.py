@@ -158,9 +158,10 @@ def _finish(
     env, env_problems = read_env()
     env_problems = unknown_env_vars(os.environ) + env_problems
     applied: dict[str, str] = {}
-    groups, apply_problems, env_notices = apply_env(groups, env, applied=applied)
+    with_env, apply_problems, env_notices = apply_env(groups, env, applied=applied)
     env_problems += apply_problems
-    settings = Settings.model_construct(schema_version=CURRENT_SCHEMA, **groups)
+    fields: dict[str, Any] = {"schema_version": CURRENT_SCHEMA, **with_env}  # each group its own model type
+    settings = Settings.model_construct(**fields)
     return LoadResult(
         settings=settings,
         path=path,
@@ -297,7 +298,7 @@ def load_settings(path: PathLike | None = None) -> LoadResult:
         return _finish(target, _defaults(), [problem], [], backup_path=backup, unreadable=True)
 
     parsed, migration = reading.parsed, reading.migration
-    backup: Path | None = None
+    backup = None
     kept = original_kept = ""
     if reading.needs_backup:
         backup, kept = _keep(target, raw)
