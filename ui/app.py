@@ -20,7 +20,6 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pygame
 
@@ -33,6 +32,7 @@ from ui.screens import SceneFactory
 from ui.services import Screens
 from ui.sound import Sounds
 from ui.store import GameRecord, HistoryStore, SaveOutcome, StoreUnavailable
+from ui.worker_client import WorkerClient
 
 TICK_S = 1 / 60
 MAX_CATCH_UP = 5  # ticks per frame at most; a long stall slows the game rather than fast-forwarding it
@@ -78,18 +78,16 @@ class App:
         seed = os.environ.get("STACKCOACH_SEED", "").strip()
         self._seeds = random.Random(int(seed)) if seed.lstrip("-").isdigit() else random.Random()
         # The AI worker is started on the first request (menus never pay for it) and shared by all scenes.
-        self.worker_factory: Callable[[], Any] | None = None  # tests: an in-process worker
-        self._worker: Any = None
+        self.worker_factory: Callable[[], WorkerClient] | None = None  # tests: an in-process worker
+        self._worker: WorkerClient | None = None
 
-    def worker(self):
+    def worker(self) -> WorkerClient:
         """The shared `WorkerClient`, started now if it is not running yet."""
         if self._worker is None:
-            from ui.worker_client import WorkerClient
-
             self._worker = self.worker_factory() if self.worker_factory is not None else WorkerClient()
         return self._worker
 
-    def worker_if_started(self):
+    def worker_if_started(self) -> WorkerClient | None:
         """The shared client if a scene has used it already, else None (never starts one)."""
         return self._worker
 
@@ -311,7 +309,7 @@ def run(  # noqa: C901 - the window's life in order: open it, the fixed-step loo
         while app.running:
             for event in pygame.event.get():
                 if event.type == pygame.VIDEORESIZE:
-                    screen = pygame.display.get_surface()
+                    screen = pygame.display.get_surface() or screen  # the window's surface after the resize
                     if not scripted and not app.settings.display.fullscreen:
                         resized_to = (event.w, event.h)
                 app.dispatch(event)

@@ -13,11 +13,12 @@ module only sends snapshots and reads answers without ever waiting. Contracts:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ai.protocol import (  # noqa: F401 - key_labels/KEY_* are re-exported for the views
     KEY_ASCII,
     KEY_GLYPHS,
+    Answer,
     BuildAnswer,
     Move,
     PcAnswer,
@@ -38,6 +39,15 @@ from game.finesse import Key
 from game.handling import Button
 from game.pieces import SHAPES, Piece
 
+if TYPE_CHECKING:
+    from settings import AISettings
+    from ui.play import PlayScene  # the scene owns its coach (and imports this module at run time)
+    from ui.worker_client import WorkerClient
+
+# Identity of the position of the piece in play (see position_key): the game, where it is in the piece stream,
+# pieces placed, the piece, hold and whether it was used, the board.
+PositionKey = tuple[int, int, int, Piece, Piece | None, bool, int]
+AnswerT = TypeVar("AnswerT", Suggestion, PcAnswer, BuildAnswer)
 PC_LINES = 4  # preferred; the worker picks another height when 4 cannot work for the stack
 PC_MAX_HEIGHT = 6
 PC_BUDGET_MS = 300.0
@@ -64,7 +74,7 @@ def snapshot_of(game: Game) -> Snapshot:
     )
 
 
-def position_key(game: Game) -> tuple | None:
+def position_key(game: Game) -> PositionKey | None:
     """Identity of the position of the piece in play; None when no piece is in play."""
     a = game.active
     if a is None or game.over:
@@ -141,30 +151,30 @@ class GoodPc:
 
 
 @dataclass
-class Channel:
+class Channel(Generic[AnswerT]):
     """One kind of question to the worker ("suggest" or "pc") as one value: the question in flight (the
     position it is about, its generation, when it was sent) and the newest answer with the position it is for.
     An answer counts only for the position it was asked about, so a late one for an old piece is never used."""
 
     kind: str
-    asked: tuple | None = None  # position of the question in flight (or of the last one answered)
+    asked: PositionKey | None = None  # position of the question in flight (or of the last one answered)
     generation: int | None = None
     asked_clock: int = 0
-    answer: Any = None
-    key: tuple | None = None  # position the answer is for
+    answer: AnswerT | None = None
+    key: PositionKey | None = None  # position the answer is for
 
-    def for_position(self, key: tuple | None) -> Any:
+    def for_position(self, key: PositionKey | None) -> AnswerT | None:
         return self.answer if key is not None and self.key == key else None
 
-    def settled(self, key: tuple) -> bool:
+    def settled(self, key: PositionKey) -> bool:
         """This position was asked about, or already has its final answer."""
         answer = self.for_position(key)
         return key == self.asked or (answer is not None and getattr(answer, "final", True))
 
-    def ask(self, key: tuple, generation: int | None, clock: int) -> None:
+    def ask(self, key: PositionKey, generation: int | None, clock: int) -> None:
         self.asked, self.generation, self.asked_clock = key, generation, clock
 
-    def accepts(self, answer: Any, key: tuple | None) -> bool:
+    def accepts(self, answer: AnswerT, key: PositionKey | None) -> bool:
         """The answer is for the question in flight and its position is the one in play."""
         if answer.generation != self.generation:
             return False
@@ -174,10 +184,10 @@ class Channel:
             return False
         return True
 
-    def keep(self, answer: Any, key: tuple) -> None:
+    def keep(self, answer: AnswerT, key: PositionKey) -> None:
         self.answer, self.key = answer, key
 
-    def drop_pending(self, client: Any) -> None:
+    def drop_pending(self, client: WorkerClient) -> None:
         """Stop waiting for an unanswered question (the scene is covered); it is asked again on return."""
         if self.generation is not None and self.key != self.asked:
             client.forget(self.kind)
@@ -207,16 +217,16 @@ class PcProgress:
 
 
 class Coach:
-    def __init__(self, scene: Any) -> None:
+    def __init__(self, scene: PlayScene) -> None:
         self.scene = scene
         self.autoplay = False
         self.reset()
 
     def reset(self) -> None:
         """Forget everything about the previous game (new game, restart)."""
-        self.hints = Channel("suggest")
-        self.pcs = Channel("pc")
-        self.builds = Channel("build")
+        self.hints: Channel[Suggestion] = Channel("suggest")
+        self.pcs: Channel[PcAnswer] = Channel("pc")
+        self.builds: Channel[BuildAnswer] = Channel("build")
         self.progress = PcProgress()
         self.hint_ready_clock: int | None = None  # scene clock when the current hint arrived
         self.failure: str | None = None
@@ -253,7 +263,7 @@ class Coach:
 
     # --- settings ---------------------------------------------------------------------------------------
     @property
-    def ai(self):
+    def ai(self) -> AISettings:
         return self.scene.app.settings.ai
 
     @property
@@ -406,14 +416,14 @@ class Coach:
             )
             if hint_pending:
                 return
-            generation = None
+            pc_generation = None  # too high for a PC: nothing is asked, the position counts as asked
             if game.board.height() <= PC_MAX_HEIGHT:
-                generation = self.scene.app.worker().solve_pc(
+                pc_generation = self.scene.app.worker().solve_pc(
                     snapshot_of(game), lines=pc_lines(game, self.practice), budget_ms=PC_BUDGET_MS
                 )
-            self.pcs.ask(key, generation, clock)
+            self.pcs.ask(key, pc_generation, clock)
 
-    def _take(self, answer) -> None:
+    def _take(self, answer: Answer) -> None:
         game = self.scene.game
         key = position_key(game)
         if isinstance(answer, WorkerFailure):
@@ -464,18 +474,19 @@ class Coach:
     def _after_hold(self) -> None:
         game = self.scene.game
         key = position_key(game)
-        if key is None:
+        active = game.active
+        if key is None or active is None:  # (no key means no piece in play)
             return
         planned = False
         hint = self.hints.answer
         move = hint.move if hint is not None else None
-        if move is not None and move.hold and game.active.piece == move.piece:
+        if hint is not None and move is not None and move.hold and active.piece == move.piece:
             self.hints.keep(replace(hint, move=replace(move, hold=False)), key)
             self.hints.asked = key
             planned = True
         shown = self.pcs.for_position(self._held_from)
         first = shown.solution[0] if shown is not None and shown.solution else None
-        if first is not None and first.hold and game.active.piece == first.piece:
+        if shown is not None and first is not None and first.hold and active.piece == first.piece:
             # The hold the PC solution asked for: the same solution goes on (its first placement no longer
             # needs a hold); the chance is worked out again for the new position.
             self.pcs.keep(

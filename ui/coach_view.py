@@ -9,18 +9,36 @@ Texts come from `Coach.pc_panel()` (see `ai.protocol.pc_panel`), the same values
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
 
 import pygame
 
-from game.board import WIDTH
+from ai.protocol import Move
+from game.board import WIDTH, Board
 from game.pieces import COLOURS, Piece
 from ui import render as R
-from ui.coach import LOST_FLASH_TICKS, key_labels, move_cells
-from ui.input import pretty_key
+from ui.coach import LOST_FLASH_TICKS, BuildTarget, key_labels, move_cells
+from ui.input import KeyMap, pretty_key
+
+if TYPE_CHECKING:
+    from ui.play import PlayScene
+    from ui.playfield import PlayLayout  # both import this module at run time to draw the coach
 
 SHOWN_ROWS = 22
 HINT_WHITE = (255, 255, 255)
+Cells = Sequence[tuple[int, int]]
+Overlay = Sequence[tuple[Piece, Cells]]  # numbered pieces of a solution or build, in the order to place them
+
+
+class CellLayout(Protocol):
+    """Where board cells are drawn: the play field (ui.playfield.PlayLayout) or a small copy of it."""
+
+    @property
+    def c(self) -> int: ...
+
+    def cell_rect(self, x: int, y: int) -> pygame.Rect: ...
 
 
 @lru_cache(maxsize=8)
@@ -60,7 +78,7 @@ def _glyph_font(size: int) -> pygame.font.Font:
 R.CACHE_HOOKS += [_hatch.cache_clear, _tint.cache_clear, _glyph_font.cache_clear]
 
 
-def _outline(surface: pygame.Surface, lay, cells: list[tuple[int, int]], colour, width: int) -> None:
+def _outline(surface: pygame.Surface, lay: CellLayout, cells: Cells, colour: R.Colour, width: int) -> None:
     """The outer edge of a set of cells (edges between two of them are not drawn)."""
     shown = set(cells)
     for x, y in cells:
@@ -77,7 +95,7 @@ def _outline(surface: pygame.Surface, lay, cells: list[tuple[int, int]], colour,
             pygame.draw.line(surface, colour, (r.right - 1, r.top), (r.right - 1, r.bottom - 1), width)
 
 
-def _advice_ghost(surface: pygame.Surface, lay, move) -> None:
+def _advice_ghost(surface: pygame.Surface, lay: CellLayout, move: Move) -> None:
     """A placement to make: its colour under a white hatch, a thick outline, and a HOLD tag if it needs one."""
     cells = [(x, y) for x, y in move_cells(move) if 0 <= x < WIDTH and y < SHOWN_ROWS]
     if not cells:
@@ -93,7 +111,7 @@ def _advice_ghost(surface: pygame.Surface, lay, move) -> None:
         _hold_tag(surface, lay, cells, move.piece)
 
 
-def _hold_tag(surface: pygame.Surface, lay, cells, piece) -> None:
+def _hold_tag(surface: pygame.Surface, lay: CellLayout, cells: Cells, piece: Piece | int) -> None:
     """A small HOLD label above a placement that is made after pressing hold."""
     top = max(cells, key=lambda p: (p[1], -p[0]))
     r = lay.cell_rect(*top)
@@ -104,12 +122,12 @@ def _hold_tag(surface: pygame.Surface, lay, cells, piece) -> None:
     surface.blit(tag, tag.get_rect(center=box.center))
 
 
-def _light(piece) -> tuple[int, int, int]:
+def _light(piece: Piece | int) -> R.Colour:
     r, g, b = COLOURS[Piece(piece)]
     return (r + 255) // 2, (g + 255) // 2, (b + 255) // 2
 
 
-def draw_hint(surface: pygame.Surface, scene, lay) -> None:
+def draw_hint(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout) -> None:
     """The engine's suggested placement for the piece in play (when the PC coach is not leading)."""
     coach = scene.coach
     if not coach.show_hint or coach.hint is None:
@@ -117,17 +135,19 @@ def draw_hint(surface: pygame.Surface, scene, lay) -> None:
     _advice_ghost(surface, lay, coach.hint)
 
 
-def _label_cell(cells) -> tuple[int, int]:
+def _label_cell(cells: Cells) -> tuple[int, int]:
     cx = sum(x for x, _ in cells) / len(cells)
     cy = sum(y for _, y in cells) / len(cells)
     return min(cells, key=lambda p: (p[0] - cx) ** 2 + (p[1] - cy) ** 2)
 
 
-def _visible(cells) -> list[tuple[int, int]]:
+def _visible(cells: Cells) -> list[tuple[int, int]]:
     return [(x, y) for x, y in cells if 0 <= x < WIDTH and 0 <= y < SHOWN_ROWS]
 
 
-def draw_overlay_pieces(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+def draw_overlay_pieces(
+    surface: pygame.Surface, lay: CellLayout, overlay: Overlay, *, emphasise_first: bool = True
+) -> None:
     """A PC solution's pieces: each translucent in its colour inside a dark edge (so two pieces of one colour
     never run together) and a light edge of its own; the next one stronger and outlined in white."""
     c = lay.c
@@ -143,7 +163,9 @@ def draw_overlay_pieces(surface: pygame.Surface, lay, overlay, *, emphasise_firs
         _outline(surface, lay, cells, HINT_WHITE if first else _light(piece), max(1, c // (10 if first else 16)))
 
 
-def draw_overlay_numbers(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+def draw_overlay_numbers(
+    surface: pygame.Surface, lay: CellLayout, overlay: Overlay, *, emphasise_first: bool = True
+) -> None:
     """The placement order, on top of everything else on the field (ghost and falling piece included)."""
     c = lay.c
     for index, (_, cells) in enumerate(overlay):
@@ -158,12 +180,12 @@ def draw_overlay_numbers(surface: pygame.Surface, lay, overlay, *, emphasise_fir
         R.blit_text(surface, str(index + 1), centre, size, HINT_WHITE, "center")
 
 
-def draw_overlay(surface: pygame.Surface, lay, overlay, *, emphasise_first: bool = True) -> None:
+def draw_overlay(surface: pygame.Surface, lay: CellLayout, overlay: Overlay, *, emphasise_first: bool = True) -> None:
     draw_overlay_pieces(surface, lay, overlay, emphasise_first=emphasise_first)
     draw_overlay_numbers(surface, lay, overlay, emphasise_first=emphasise_first)
 
 
-def draw_pc(surface: pygame.Surface, scene, lay) -> None:
+def draw_pc(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout) -> None:
     """The PC advice under the falling piece: the solution's pieces, or the best next placement."""
     coach = scene.coach
     if not (coach.pc_on or coach.building):
@@ -179,7 +201,7 @@ def draw_pc(surface: pygame.Surface, scene, lay) -> None:
             pygame.draw.rect(surface, R.BAD, lay.field.inflate(10, 10), max(3, lay.c // 5))
 
 
-def draw_pc_numbers(surface: pygame.Surface, scene, lay) -> None:
+def draw_pc_numbers(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout) -> None:
     coach = scene.coach
     if coach.pc_on or coach.building:
         panel = coach.advice_panel()
@@ -201,7 +223,7 @@ class _MiniLayout:
         return pygame.Rect(self.left + x * self.c, self.bottom - (y + 1) * self.c, self.c, self.c)
 
 
-def _draw_mini(surface: pygame.Surface, board, overlay, left: int, top: int, c: int, rows: int) -> int:
+def _draw_mini(surface: pygame.Surface, board: Board, overlay: Overlay, left: int, top: int, c: int, rows: int) -> int:
     """Bottom `rows` rows of `board` with the overlay; returns the bottom y."""
     area = pygame.Rect(left, top, WIDTH * c, rows * c)
     pygame.draw.rect(surface, R.FIELD_BG, area)
@@ -215,12 +237,12 @@ def _draw_mini(surface: pygame.Surface, board, overlay, left: int, top: int, c: 
     return area.bottom
 
 
-def _key(keymap, button: str) -> str:
+def _key(keymap: KeyMap, button: str) -> str:
     keys = keymap.keys_for(button)
     return pretty_key(keys[0]) if keys else "(unbound)"
 
 
-def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
+def draw_panel(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: int) -> int:
     """The Coach panel's live part; returns the y below it."""
     coach = scene.coach
     app = scene.app
@@ -261,8 +283,9 @@ def draw_panel(surface: pygame.Surface, scene, lay, fs: int) -> int:
     y += line
     if coach.show_hint and coach.hint is not None and ai.show_key_sequence:
         y = _draw_keys(surface, coach.hint, x, y + c // 4, lay.coach.right - c // 2, fs)
-    if coach.building:
-        y = _draw_build_panel(surface, scene, x, y + c // 2, lay, fs)
+    target = coach.target
+    if coach.building and target is not None:  # building implies a target; the check tells the type checker
+        y = _draw_build_panel(surface, scene, target, x, y + c // 2, lay, fs)
     elif coach.pc_on:
         y = _draw_pc_panel(surface, scene, x, y + c // 2, lay, fs)
     elif coach.target is not None:  # a set-up built for a T-spin finish: the engine's hint shows the way
@@ -297,7 +320,7 @@ def _key_label(font: pygame.font.Font, glyph: str, plain: str) -> str:
     return plain
 
 
-def _draw_keys(surface: pygame.Surface, move, x: int, y: int, right: int, fs: int) -> int:
+def _draw_keys(surface: pygame.Surface, move: Move, x: int, y: int, right: int, fs: int) -> int:
     glyphs = _glyph_font_path() is not None
     font = _glyph_font(fs) if glyphs else R.font(fs)
     labels = [_key_label(font, g, a) for g, a in zip(key_labels(move, True), key_labels(move, False))]
@@ -317,12 +340,14 @@ def _draw_keys(surface: pygame.Surface, move, x: int, y: int, right: int, fs: in
     return y + height + 6
 
 
-def _draw_build_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int) -> int:
+def _draw_build_panel(
+    surface: pygame.Surface, scene: PlayScene, target: BuildTarget, x: int, y: int, lay: PlayLayout, fs: int
+) -> int:
     """The set-up being built: its name, the advice for the next piece, its keys and the build chance."""
     coach = scene.coach
     c = lay.c
     right = lay.coach.right - c // 2
-    R.blit_text(surface, f"Set-up: {coach.target.name}", (x, y), int(fs * 1.1), R.TEXT)
+    R.blit_text(surface, f"Set-up: {target.name}", (x, y), int(fs * 1.1), R.TEXT)
     y += int(fs * 1.4)
     panel = coach.build_panel()
     tone = R.BAD if panel.status in ("impossible", "lost") else R.DIM
@@ -349,7 +374,7 @@ def _draw_build_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: i
     return y
 
 
-def _draw_pc_panel(surface: pygame.Surface, scene, x: int, y: int, lay, fs: int) -> int:
+def _draw_pc_panel(surface: pygame.Surface, scene: PlayScene, x: int, y: int, lay: PlayLayout, fs: int) -> int:
     coach = scene.coach
     c = lay.c
     right = lay.coach.right - c // 2

@@ -9,10 +9,14 @@ ARR, soft drop) is the engine's job: each tick the play scene asks for the held 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pygame
 
 from game.handling import Button
+
+if TYPE_CHECKING:
+    from settings import Settings
 
 # Settings button name -> engine button. The other buttons (pause, restart, ...) are scene actions.
 GAME_BUTTONS: dict[str, Button] = {
@@ -116,7 +120,7 @@ class KeyMap:
                 self.lookup.setdefault(key, button)
 
     @classmethod
-    def from_settings(cls, settings) -> KeyMap:
+    def from_settings(cls, settings: Settings) -> KeyMap:
         return cls(settings.keys.bindings())
 
     def resolve(self, key: int, mod: int = 0) -> str | None:

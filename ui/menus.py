@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 import pygame
 
@@ -15,7 +17,11 @@ from ui.modes import MODES, PC_PRACTICE, SETUP_PRACTICE, Mode, describe_rules, r
 from ui.play_state import ASSIST_NAMES, StartPosition
 from ui.progress import PLOT_RUNS, Series, draw_series, progress_series
 from ui.scene import Scene
-from ui.store import GameRecord, SaveOutcome, StoreUnavailable, has_best
+from ui.store import GameRecord, PcStats, SaveOutcome, StoreUnavailable, has_best
+
+if TYPE_CHECKING:
+    from ui.play import PlayScene  # the game paused or ended (ui.play opens these menus through app.screens)
+    from ui.services import Services
 
 NAV_UP = (pygame.K_UP, pygame.K_w)
 NAV_DOWN = (pygame.K_DOWN, pygame.K_s)
@@ -27,7 +33,7 @@ ENDINGS = {"finished": "Finished!", "topout": "Topped out", "ended": "Run ended"
 @dataclass
 class Item:
     label: str
-    action: Callable[[], None]
+    action: Callable[[], object]  # what it returns is not used (scenes.pop gives the scene it removed)
     detail: str = ""
 
 
@@ -46,7 +52,7 @@ class Menu:
     def _rect(self, view: R.View, i: int) -> pygame.Rect:
         return view.rect(self.x, self.y + i * self.step, self.width, self.step - 6)
 
-    def handle(self, event, app) -> bool:
+    def handle(self, event: pygame.event.Event, app: Services) -> bool:
         """True if the event was used."""
         if event.type == pygame.KEYDOWN:
             if event.key in NAV_UP:
@@ -147,9 +153,9 @@ def _draw_logo_pieces(surface: pygame.Surface, view: R.View) -> None:
 class TitleScene(Scene):
     name = "title"
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Services) -> None:
         super().__init__(app)
-        items = [Item(m.title, (lambda m=m: self.start(m)), m.blurb) for m in MODES]
+        items = [Item(m.title, partial(self.start, m), m.blurb) for m in MODES]
         items += [
             Item("Stats", self.open_stats, "Your history and personal bests."),
             Item("Settings", self.open_settings, "Rules, handling, keys, display and sound."),
@@ -188,7 +194,7 @@ class TitleScene(Scene):
     def ask_quit(self) -> None:
         self.app.scenes.push(ConfirmScene(self.app, "Quit Stack Coach?", "Quit", self.app.quit))
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if self.menu.handle(event, self.app):
             return
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
@@ -228,7 +234,7 @@ class ConfirmScene(Scene):
     transparent = True
     name = "confirm"
 
-    def __init__(self, app, question: str, yes: str, action: Callable[[], None]) -> None:
+    def __init__(self, app: Services, question: str, yes: str, action: Callable[[], None]) -> None:
         super().__init__(app)
         self.question = question
         self.action = action
@@ -238,7 +244,7 @@ class ConfirmScene(Scene):
         self.app.scenes.pop()
         self.action()
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
             self.app.scenes.pop()
             return
@@ -258,7 +264,7 @@ class PauseScene(Scene):
     transparent = True
     name = "pause"
 
-    def __init__(self, app, play) -> None:
+    def __init__(self, app: Services, play: PlayScene) -> None:
         super().__init__(app)
         self.play = play
         items = [Item("Resume", app.scenes.pop)]
@@ -291,7 +297,7 @@ class PauseScene(Scene):
         self.app.scenes.pop()
         self.play.finish()
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
             self.app.scenes.pop()
             return
@@ -321,7 +327,7 @@ def start_from_fumen(code: str) -> StartPosition:
     if not code:
         raise ValueError("paste a fumen code first (it starts with v115@)")
     page = decode(code)[0]
-    board = page.field.to_board()
+    board = page.field.to_board() if page.field is not None else None  # None: the game's own empty board
     queue, hold = [], None
     if page.comment.startswith("#Q="):
         hold, current, rest = parse_quiz(page.comment)
@@ -336,7 +342,7 @@ class ResultsScene(Scene):
 
     name = "results"
 
-    def __init__(self, app, play, outcome: SaveOutcome | None, problem: str | None) -> None:
+    def __init__(self, app: Services, play: PlayScene, outcome: SaveOutcome | None, problem: str | None) -> None:
         super().__init__(app)
         self.play = play
         self.outcome = outcome
@@ -349,7 +355,7 @@ class ResultsScene(Scene):
         self.rules_line = describe_rules(play.rules_key)
         used = [name for key, name in ASSIST_NAMES.items() if key in play.assists]
         self.assist_line = f"Assisted run ({', '.join(used)})" if used else ""
-        self.pc_stats = None  # PC practice: the all-time statistics of the setup just played
+        self.pc_stats: PcStats | None = None  # PC practice: the all-time statistics of the setup just played
         setup = play.start.setup if play.start is not None else ""
         if mode is PC_PRACTICE and setup and app.store is not None:
             try:
@@ -434,7 +440,7 @@ class ResultsScene(Scene):
     def accepting_input(self) -> bool:
         return self.age >= RESULTS_GRACE_TICKS
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if not self.accepting_input and event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN):
             return
         if self.menu.handle(event, self.app):
@@ -475,7 +481,7 @@ class ResultsScene(Scene):
             R.blit_text(surface, label, view.pt(x, y), view.font_size(26), R.DIM)
             R.blit_text(surface, value, view.pt(x, y + 24), view.font_size(40), R.TEXT)
         if self.pc_stats is not None and not self.problem:
-            self._draw_pc_stats(surface, view, 200)  # PC practice: the setup's record instead of a best
+            self._draw_pc_stats(surface, view, self.pc_stats, 200)  # PC practice: the setup's record instead of a best
         else:
             self._draw_best(surface, view)
         self.menu.draw(surface, view)
@@ -489,8 +495,7 @@ class ResultsScene(Scene):
             )
             R.blit_text(surface, hint, view.pt(110, 690), view.font_size(22), R.DIM)
 
-    def _draw_pc_stats(self, surface: pygame.Surface, view: R.View, top: float = 440) -> None:
-        stats = self.pc_stats
+    def _draw_pc_stats(self, surface: pygame.Surface, view: R.View, stats: PcStats, top: float = 440) -> None:
         box = view.rect(800, top, 400, 190)
         R.panel(surface, box)
         x, y = box.x + view.s(18), box.y + view.s(14)
@@ -542,7 +547,7 @@ class StatsScene(Scene):
     FILTERS: tuple[str | None, ...] = (None, *(m.key for m in MODES))
     ROWS = 15
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Services) -> None:
         super().__init__(app)
         self.summary: list[dict] = []
         self.recent: list[GameRecord] = []
@@ -639,7 +644,7 @@ class StatsScene(Scene):
         self.notice = ""
         self.app.scenes.push(self.app.screens.review(text, game_id=run.id, title=title))
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if event.type == pygame.KEYDOWN:
             count = len(self.runs())
             if event.key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):
@@ -656,8 +661,12 @@ class StatsScene(Scene):
                 self.selected = 0
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 self.open_selected()
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            view = R.View(pygame.display.get_surface().get_size())
+        elif (
+            event.type == pygame.MOUSEBUTTONDOWN
+            and event.button == 1
+            and (window := pygame.display.get_surface()) is not None
+        ):
+            view = R.View(window.get_size())
             for row in range(self.ROWS):
                 if view.rect(80, self._list_top + 26 + 22 * row, 600, 22).collidepoint(event.pos):
                     index = self._first + row
@@ -699,13 +708,13 @@ class StatsScene(Scene):
             R.blit_text(surface, "No games yet — finish a run and it shows up here.", view.pt(80, y + 30), size, R.DIM)
             return
         top = self._list_top
-        x = 80
+        tab_x = 80.0  # the mode filter's labels, left to right
         for i, key in enumerate(self.FILTERS):
             label = "All" if key is None else _TITLES.get(key, key)
             rect = R.blit_text(
-                surface, label, view.pt(x, top), view.font_size(22), R.ACCENT if i == self.filter else R.DIM
+                surface, label, view.pt(tab_x, top), view.font_size(22), R.ACCENT if i == self.filter else R.DIM
             )
-            x += rect.w / view.k + 22
+            tab_x += rect.w / view.k + 22
         rows = self.recent_rows()
         small = view.font_size(18)
         for row, (line, ending) in enumerate(rows[self._first : self._first + self.ROWS]):

@@ -7,10 +7,14 @@ rotation system and returns the problem as a message for the player.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from game.config import GameConfig, GravityMode, LockMode, guideline_gravity
 from game.handling import Handling
 from game.rules import Rules, SpinRule
+
+if TYPE_CHECKING:
+    from settings import Settings
 
 
 @dataclass(frozen=True)
@@ -54,12 +58,12 @@ MODES: tuple[Mode, ...] = (ZEN, SPRINT, MARATHON, PC_PRACTICE, SETUP_PRACTICE)
 MODES_BY_KEY = {mode.key: mode for mode in MODES}
 
 
-def handling_of(settings) -> Handling:
+def handling_of(settings: Settings) -> Handling:
     ticks = settings.handling.to_ticks()
     return Handling(das=ticks.das_ticks, arr=ticks.arr_ticks, sdf=ticks.sdf, dcd=ticks.dcd_ticks)
 
 
-def rules_of(settings) -> tuple[Rules, list[str]]:
+def rules_of(settings: Settings) -> tuple[Rules, list[str]]:
     """The Rules for the settings; a custom kick file that cannot be loaded falls back to `rotation`."""
     r = settings.rules
     problems: list[str] = []
@@ -73,7 +77,7 @@ def rules_of(settings) -> tuple[Rules, list[str]]:
     return Rules.named(name, **switches), problems
 
 
-def game_config(settings, mode: Mode) -> tuple[GameConfig, list[str]]:
+def game_config(settings: Settings, mode: Mode) -> tuple[GameConfig, list[str]]:
     """GameConfig for a mode under the player's settings, plus messages about anything not applied."""
     r = settings.rules
     rules, problems = rules_of(settings)
@@ -105,7 +109,7 @@ def game_config(settings, mode: Mode) -> tuple[GameConfig, list[str]]:
     return config, problems
 
 
-def rules_summary(settings, mode: Mode) -> str:
+def rules_summary(settings: Settings, mode: Mode) -> str:
     """Short text identifying the rules that make results comparable (personal bests are kept per summary)."""
     r = settings.rules
     rotation = f"kicks:{r.kick_file}" if r.kick_file else r.rotation

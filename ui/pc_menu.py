@@ -5,6 +5,7 @@ pasted fumen; with the player's statistics for the chosen start. The last choice
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import pygame
 
@@ -12,10 +13,13 @@ from settings import SettingsError, change
 from ui import render as R
 from ui.menus import Item, Menu, clipboard_text, draw_messages, start_from_fumen
 from ui.modes import PC_PRACTICE
-from ui.pc_setups import PIECES_LEFT, load_setups, loop_start, ordinal, setup_start
+from ui.pc_setups import PIECES_LEFT, PcSetup, load_setups, loop_start, ordinal, setup_start
 from ui.play_state import StartPosition
 from ui.scene import Scene
 from ui.store import PcStats, StoreUnavailable
+
+if TYPE_CHECKING:
+    from ui.services import Services
 
 
 def record_text(stats: PcStats) -> str:
@@ -32,7 +36,7 @@ class PCPracticeScene(Scene):
 
     name = "pc_setup"
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Services) -> None:
         super().__init__(app)
         self.code = ""
         self.error = ""
@@ -59,7 +63,7 @@ class PCPracticeScene(Scene):
         self.menu = Menu(items, 110, 250, 420)
         if remembered.start == "setup" and self.setups:
             self.menu.index = items.index(self.setup_item)
-        self.stats = None
+        self.stats: PcStats | None = None
         self._relabel()
 
     def remember(self) -> None:
@@ -96,10 +100,10 @@ class PCPracticeScene(Scene):
         self.stats = self._load_stats()
 
     @property
-    def setup(self):
+    def setup(self) -> PcSetup | None:
         return self.setups[self.setup_index] if self.setups else None
 
-    def _load_stats(self):
+    def _load_stats(self) -> PcStats | None:
         store = self.app.store
         item = self.menu.items[self.menu.index] if hasattr(self, "menu") else None
         if store is None or item is None:
@@ -157,7 +161,7 @@ class PCPracticeScene(Scene):
         pygame.key.stop_text_input()
         self._play(start)
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if not self.editing:
             if event.type == pygame.KEYDOWN and event.key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_a, pygame.K_d):
                 self._step(-1 if event.key in (pygame.K_LEFT, pygame.K_a) else 1)
@@ -195,12 +199,19 @@ class PCPracticeScene(Scene):
             self._draw_paste(surface, view, box)
         elif item is self.loop_item:
             self._draw_loop(surface, view, box)
-        elif item in (self.setup_item, self.mirror_item):
-            self._draw_setup(surface, view, box)
+        elif item in (self.setup_item, self.mirror_item) and self.setup is not None:  # (only with a library)
+            self._draw_setup(surface, view, box, self.setup)
         if self.error:
             draw_messages(surface, view, [(self.error, R.BAD)], 580, 640, 610)
 
-    def _draw_lines(self, surface, view, box, lines, y=None) -> int:
+    def _draw_lines(
+        self,
+        surface: pygame.Surface,
+        view: R.View,
+        box: pygame.Rect,
+        lines: list[tuple[str, R.Colour]],
+        y: int | None = None,
+    ) -> int:
         size = view.font_size(24)
         y = box.y + view.s(14) if y is None else y
         for text, colour in lines:
@@ -216,11 +227,11 @@ class PCPracticeScene(Scene):
             return "No attempts yet."
         return f"Your record: {record_text(self.stats)}"
 
-    def _draw_stats(self, surface, view, box, y) -> int:
+    def _draw_stats(self, surface: pygame.Surface, view: R.View, box: pygame.Rect, y: int) -> int:
         colour = R.GOOD if self.stats is not None and self.stats.attempts else R.DIM
         return self._draw_lines(surface, view, box, [(self.stats_line, colour)], y)
 
-    def _draw_loop(self, surface, view, box) -> None:
+    def _draw_loop(self, surface: pygame.Surface, view: R.View, box: pygame.Rect) -> None:
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
         n = self.pc_number
         y = self._draw_lines(
@@ -241,8 +252,7 @@ class PCPracticeScene(Scene):
         )
         self._draw_stats(surface, view, box, y)
 
-    def _draw_setup(self, surface, view, box) -> None:
-        setup = self.setup
+    def _draw_setup(self, surface: pygame.Surface, view: R.View, box: pygame.Rect, setup: PcSetup) -> None:
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 2)
         mirrored = self.mirrored and setup.mirror
         left = (
@@ -275,7 +285,7 @@ class PCPracticeScene(Scene):
         y = self._draw_lines(surface, view, box, [(setup.note, R.DIM)], top + 4 * c + view.s(30))
         self._draw_stats(surface, view, box, y + view.s(6))
 
-    def _draw_paste(self, surface, view, box) -> None:
+    def _draw_paste(self, surface: pygame.Surface, view: R.View, box: pygame.Rect) -> None:
         R.panel(surface, box, R.PANEL, R.ACCENT if self.editing else R.PANEL_EDGE, 2)
         size = view.font_size(24)
         lines = [

@@ -4,11 +4,13 @@ hands the finished run to the results screen. Drawing lives in `ui.playfield` (i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pygame
 
 from game.board import Board
 from game.engine import Game
-from game.events import Held, Locked, Moved, Rotated, ToppedOut, Undone
+from game.events import Event, Held, Locked, Moved, Rotated, ToppedOut, Undone
 from game.handling import Button
 from game.replay import Replay
 from ui.coach import Coach
@@ -19,6 +21,9 @@ from ui.playfield import draw_play
 from ui.scene import Scene
 from ui.store import GameRecord, StoreUnavailable
 
+if TYPE_CHECKING:
+    from ui.services import Services
+
 _EMPTY_COLOURS = (0,) * 400
 # What a Zen restart keeps, so Ctrl+Z can bring the cleared board back.
 _RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "end_clock", "assists", "previews")
@@ -27,7 +32,7 @@ _RUN_STATE = ("game", "seed", "config", "problems", "rules_key", "end_reason", "
 class PlayScene(Scene):
     name = "play"
 
-    def __init__(self, app, mode: Mode, start: StartPosition | None = None, seed: int | None = None) -> None:
+    def __init__(self, app: Services, mode: Mode, start: StartPosition | None = None, seed: int | None = None) -> None:
         super().__init__(app)
         self.mode = mode
         self.start = start
@@ -186,7 +191,7 @@ class PlayScene(Scene):
         self.previews = self.game.preview()
         return True
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         pressed = self.app.input.handle(event)
         if pressed == "toggle_hint":
             self.toggle_hint()
@@ -262,7 +267,7 @@ class PlayScene(Scene):
             self.end_reason = "finished"
             self.app.sounds.play("pc")
 
-    def _on_event(self, event, board_before: Board) -> None:
+    def _on_event(self, event: Event, board_before: Board) -> None:
         sounds = self.app.sounds
         if isinstance(event, Moved):
             if event.dx:

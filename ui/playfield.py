@@ -154,9 +154,8 @@ def draw_play(surface: pygame.Surface, scene: PlayScene) -> None:  # noqa: C901 
                     surface.blit(strip, lay.cell_rect(0, y).topleft)
     # Layers, bottom to top: the normal ghost, the PC advice, the falling piece, the PC's numbers and the
     # engine's hint (so neither ghost hides a number and the advice shows even under the falling piece).
-    active = game.active
-    playing = active is not None and not game.over
-    if playing:
+    active = game.active if not game.over else None  # the piece in play, drawn with its ghost
+    if active is not None:
         cells = SHAPES[active.piece, active.rotation]
         ghost_y = game.ghost_y()
         if display.ghost and ghost_y is not None and ghost_y != active.y:
@@ -165,7 +164,7 @@ def draw_play(surface: pygame.Surface, scene: PlayScene) -> None:  # noqa: C901 
                 if ghost_y + dy < SHOWN_ROWS:
                     surface.blit(sprite, lay.cell_rect(active.x + dx, ghost_y + dy))
     coach_view.draw_pc(surface, scene, lay)
-    if playing:
+    if active is not None:
         sprite = R.block(R.CODE_COLOURS[int(active.piece) + 1], c)
         for dx, dy in cells:
             if active.y + dy < SHOWN_ROWS:

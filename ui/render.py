@@ -15,6 +15,8 @@ from game.pieces import COLOURS, GARBAGE_COLOUR, Piece
 
 DESIGN_W, DESIGN_H = 1280, 720
 
+Colour = tuple[int, int, int]
+
 BG = (16, 18, 26)
 PANEL = (26, 29, 40)
 PANEL_EDGE = (52, 56, 74)

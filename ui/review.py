@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pygame
 
@@ -30,6 +30,9 @@ from game.replay import Replay, ReplayError
 from ui import render as R
 from ui.replay_view import SPEEDS, ReplayCursor
 from ui.scene import Scene
+
+if TYPE_CHECKING:
+    from ui.services import Services
 
 CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
     "best": (90, 200, 120),
@@ -98,7 +101,9 @@ def _glyph_font(size: int) -> pygame.font.Font:
     return pygame.font.Font(_glyph_font_path(), size)
 
 
-def glyph_text(surface: pygame.Surface, s: str, pos: tuple[int, int], size: int, colour, anchor: str = "topleft"):
+def glyph_text(
+    surface: pygame.Surface, s: str, pos: tuple[int, int], size: int, colour: R.Colour, anchor: str = "topleft"
+) -> pygame.Rect:
     """Text that may hold arrows and other key glyphs (drawn with a font that has them)."""
     surf = _glyph_font(max(8, int(size * 0.8))).render(s, True, colour)
     rect = surf.get_rect(**{anchor: pos})
@@ -112,7 +117,7 @@ R.CACHE_HOOKS += [_hatch.cache_clear, _tint.cache_clear, _glyph_font.cache_clear
 class ReviewScene(Scene):
     name = "review"
 
-    def __init__(self, app, replay_text: str, *, game_id: int | None = None, title: str = "") -> None:
+    def __init__(self, app: Services, replay_text: str, *, game_id: int | None = None, title: str = "") -> None:
         super().__init__(app)
         self.game_id = game_id
         self.title = title or "Review"
@@ -258,7 +263,7 @@ class ReviewScene(Scene):
         return self.review
 
     # --- input --------------------------------------------------------------------------------------------
-    def handle(self, event) -> None:  # noqa: C901 - one branch per key of the review screen
+    def handle(self, event: pygame.event.Event) -> None:  # noqa: C901 - one branch per key of the review screen
         if event.type == pygame.KEYDOWN:
             key = event.key
             if key in (pygame.K_ESCAPE, pygame.K_BACKSPACE):
@@ -399,12 +404,19 @@ class ReviewScene(Scene):
         pygame.draw.rect(surface, BEST_EDGE, legend, 2)
         R.blit_text(surface, "engine's best", view.pt(FIELD[0] + 158, y - 2), view.font_size(18), BEST_EDGE)
 
-    def _mini(self, surface, view: R.View, piece: Piece, at: tuple[int, int], colour) -> None:
+    def _mini(self, surface: pygame.Surface, view: R.View, piece: Piece, at: tuple[int, int], colour: R.Colour) -> None:
         size = view.s(12)
         for dx, dy in SHAPES[piece, Rotation.NORTH]:
             surface.blit(R.block(colour, size), (view.x(at[0]) + (dx + 1) * size, view.y(at[1]) + (1 - dy) * size))
 
-    def _outline(self, surface, view: R.View, cells: list[tuple[int, int]], edge, fill) -> None:
+    def _outline(
+        self,
+        surface: pygame.Surface,
+        view: R.View,
+        cells: list[tuple[int, int]],
+        edge: R.Colour,
+        fill: Piece | Literal["hatch"] | None,  # the played piece's colour, the engine's hatch, or edges only
+    ) -> None:
         c = view.s(CELL)
         inside = set(cells)
         for x, y in cells:

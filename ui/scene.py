@@ -7,9 +7,12 @@ at the highest opaque scene so transparent overlays (pause, settings over a game
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pygame import Surface
+    from pygame.event import Event
+
     from ui.services import Services
 
 
@@ -20,13 +23,13 @@ class Scene:
     def __init__(self, app: Services) -> None:
         self.app = app  # the services a scene may use (ui.services.Services), not the whole App
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: Event) -> None:
         """React to one pygame event (only called while this scene is on top)."""
 
     def update(self) -> None:
         """One 60 Hz tick (only called while this scene is on top)."""
 
-    def draw(self, surface: Any) -> None:
+    def draw(self, surface: Surface) -> None:
         """Paint the scene; must not change any state."""
 
     def on_enter(self) -> None:
@@ -76,10 +79,10 @@ class SceneManager:
         self.stack.append(scene)
         scene.on_enter()
 
-    def find(self, kind: type) -> Scene | None:
+    def find(self, kind: type[Scene]) -> Scene | None:
         return next((s for s in reversed(self.stack) if isinstance(s, kind)), None)
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: Event) -> None:
         if self.stack:
             self.stack[-1].handle(event)
 
@@ -96,6 +99,6 @@ class SceneManager:
                 break
         return self.stack[start:]
 
-    def draw(self, surface: Any) -> None:
+    def draw(self, surface: Surface) -> None:
         for scene in self.visible():
             scene.draw(surface)

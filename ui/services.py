@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pygame.event import Event
+
     from settings import Settings
     from ui.input import InputState, KeyMap
     from ui.modes import Mode
@@ -99,6 +101,6 @@ class Services(Protocol):
 
     def quit(self) -> None: ...
 
-    def dispatch(self, event: object) -> None: ...
+    def dispatch(self, event: Event) -> None: ...
 
     def tick(self) -> None: ...

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 from pydantic import ValidationError
 
 from ai.protocol import ENGINES, KEY_MEANINGS, weight_names
 from game.finesse import Key
-from settings import BUTTONS, KeySettings, SettingsError, rebind
+from settings import BUTTONS, KeySettings, Settings, SettingsError, rebind
 from ui import render as R
 from ui.coach import KEY_ASCII, KEY_GLYPHS
 from ui.input import ACTION_LABELS, key_names, pretty_key
 from ui.menus import clipboard_text
 from ui.scene import Scene
+
+if TYPE_CHECKING:
+    from ui.services import Services
 
 GRAVITY_PRESETS = (0.0, 1 / 60, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 SDF_CHOICES: tuple[Any, ...] = (*range(1, 41), "instant")
@@ -264,7 +267,7 @@ def _rows() -> list[Row]:
     ]
 
 
-def show_value(row: Row, value: Any, settings) -> str:
+def show_value(row: Row, value: Any, settings: Settings) -> str:
     if row.kind == "info":
         return row.options[0]
     if row.field == "autoplay_pps":
@@ -345,7 +348,7 @@ class SettingsScene(Scene):
     name = "settings"
     transparent = True
 
-    def __init__(self, app, note: str = "") -> None:
+    def __init__(self, app: Services, note: str = "") -> None:
         super().__init__(app)
         self.rows = _rows()
         self.index = 1
@@ -463,7 +466,7 @@ class SettingsScene(Scene):
                 self.index = index
                 return
 
-    def handle(self, event) -> None:  # noqa: C901 - one branch per key, the text box first
+    def handle(self, event: pygame.event.Event) -> None:  # noqa: C901 - one branch per key, the text box first
         if self.editing_text is not None:
             if event.type == pygame.TEXTINPUT:
                 self.editing_text += event.text
@@ -564,7 +567,7 @@ class RebindScene(Scene):
     name = "rebind"
     transparent = True
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Services) -> None:
         super().__init__(app)
         self.index = 0
         self.capturing = False
@@ -633,7 +636,7 @@ class RebindScene(Scene):
             else (f"{pretty_key(keys[-1])} no longer does {ACTION_LABELS.get(button, button)}", R.DIM)
         )
 
-    def handle(self, event) -> None:
+    def handle(self, event: pygame.event.Event) -> None:
         if self.capturing:
             self._capture(event)
             return
@@ -668,7 +671,7 @@ class RebindScene(Scene):
         note = " (keys set by environment variables kept)" if kept else ""
         self.status = (problem, R.BAD) if problem else (f"default keys restored{note}", R.GOOD)
 
-    def _capture(self, event) -> None:
+    def _capture(self, event: pygame.event.Event) -> None:
         button = self.items[self.index]
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_ESCAPE:

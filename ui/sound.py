@@ -6,8 +6,13 @@ crashes for lack of sound. Volume = master% x sfx%; mute silences without forget
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pygame
+
+if TYPE_CHECKING:
+    from settings import AudioSettings
 
 RATE = 44100
 
@@ -92,7 +97,10 @@ class Sounds:
         try:
             if not pygame.mixer.get_init():
                 pygame.mixer.init(frequency=RATE, size=-16, channels=2, buffer=512)
-            frequency, size, channels = pygame.mixer.get_init()
+            device = pygame.mixer.get_init()
+            if device is None:  # init returned without a device (it raises when it knows why)
+                raise pygame.error("no mixer after init")
+            frequency, size, channels = device
             pygame.mixer.set_num_channels(16)
             for name, wave in synthesize().items():
                 self.sounds[name] = self._make(wave, frequency, size, channels)
@@ -117,7 +125,7 @@ class Sounds:
     def available(self) -> bool:
         return bool(self.sounds)
 
-    def configure(self, audio) -> None:
+    def configure(self, audio: AudioSettings) -> None:
         """Apply `settings.audio` (master_volume, sfx_volume in %, mute)."""
         self.volume = 0.0 if audio.mute else audio.master_volume / 100 * audio.sfx_volume / 100
 

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pygame
 
+if TYPE_CHECKING:
+    from ui.app import App
+
 SIZE = (1280, 720)
 
 
-def make_app(folder: Path, size: tuple[int, int] = SIZE):
+def make_app(folder: Path, size: tuple[int, int] = SIZE) -> tuple[App, pygame.Surface]:
     """An App whose settings and history live in `folder`, with a dummy window of `size`.
 
     Returns (app, screen). The caller's environment gets STACKCOACH_CONFIG_DIR / STACKCOACH_DATA_DIR set to
@@ -33,13 +37,13 @@ def make_app(folder: Path, size: tuple[int, int] = SIZE):
     return app, screen
 
 
-def key(app, name: str, down: bool = True) -> None:
+def key(app: App, name: str, down: bool = True) -> None:
     """Send a key event by name ('left', 'space', 'ctrl+z') through the app, as the window would."""
     from ui.app import _key_event
 
     app.dispatch(_key_event(pygame.KEYDOWN if down else pygame.KEYUP, name))
 
 
-def tap(app, name: str) -> None:
+def tap(app: App, name: str) -> None:
     key(app, name, True)
     key(app, name, False)

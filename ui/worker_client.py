@@ -29,6 +29,7 @@ from ai.protocol import (
     Request,
     ReviewAnswer,
     ReviewRequest,
+    Snapshot,
     Suggestion,
     SuggestRequest,
     WorkerFailure,
@@ -196,17 +197,17 @@ class WorkerClient:
         atexit.register(self.close)
 
     # --- requests ---------------------------------------------------------------------------------------
-    def suggest(self, snapshot, **options: Any) -> int:
+    def suggest(self, snapshot: Snapshot, **options: Any) -> int:
         generation = self._generations.next("suggest")
         self._send(SuggestRequest(generation, snapshot, **options))
         return generation
 
-    def solve_pc(self, snapshot, **options: Any) -> int:
+    def solve_pc(self, snapshot: Snapshot, **options: Any) -> int:
         generation = self._generations.next("pc")
         self._send(PcRequest(generation, snapshot, **options))
         return generation
 
-    def build(self, snapshot, **options: Any) -> int:
+    def build(self, snapshot: Snapshot, **options: Any) -> int:
         """Ask how to build a set-up's shape from this position (a BuildAnswer comes back)."""
         generation = self._generations.next("build")
         self._send(BuildRequest(generation, snapshot, **options))
