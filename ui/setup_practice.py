@@ -257,7 +257,7 @@ class SetupPracticeScene(PlayScene):
         for number, (key, chance) in enumerate(ranked, 1):
             found = self._entry_of(key)
             name = found[0].name.split(": ", 1)[-1] + (" (mirror)" if found[1] else "") if found else key
-            mark = "▸ " if key == self.target.key else ""
+            mark = "> " if key == self.target.key else ""
             lines.append(f"{number} {mark}{name} {chance * 100:.0f}%")
         lines.append("1-9 pick · Tab best")
         return lines
@@ -268,12 +268,12 @@ class SetupPracticeScene(PlayScene):
         if not lines:
             return
         view = R.View(surface.get_size())
-        box = view.rect(185, 440, 175, 232)
+        box = view.rect(185, 468, 175, 204)
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 1)
         size = view.font_size(15)
         y = box.y + view.s(8)
         for number, text in enumerate(lines):
-            colour = R.TEXT if number == 0 else (R.ACCENT if "▸" in text else R.DIM)
+            colour = R.TEXT if number == 0 else (R.ACCENT if "> " in text else R.DIM)
             for part in R.wrap(text, size, box.w - view.s(14)):
                 if y + size > box.bottom - view.s(4):
                     return
