@@ -1,9 +1,9 @@
-"""Where `train` and `bench` play their games: this machine, or a Ray cluster.
+"""Where `train`, `bench`, batch `review` and `pc --percent` do their work: this machine, or a Ray cluster.
 
-A job is a list of tasks, each one or more whole games, and a module-level function that plays one task
+A job is a list of tasks (whole games, whole replays, chunks of queues), and a module-level function that does one
 (`fn(task) -> value`, picklable by reference). Every backend returns the values **in task order**, whatever order
-they finish in, so a job's result depends only on its tasks: the same seeds give the same weights and the same
-bench numbers on either backend.
+they finish in, so a job's result depends only on its tasks: the same seeds give the same weights, the same bench
+numbers, reviews and PC counts on either backend.
 
 - `local` (the default, nothing to install): this process for one worker, else a spawn process pool whose workers
   load the compiled kernels once and ignore Ctrl+C (the parent stops them).
@@ -50,7 +50,16 @@ class WorkerFailed(BackendError):
     """A worker failed beyond what restarts cover (exit status 1); one line for the CLI."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, with_workers: bool = False) -> None:
+    """--backend and --address; with `with_workers` also --workers (train and bench word their own)."""
+    if with_workers:
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="local: processes, 1 (default: this one) to the number of CPUs; ray: actors (default one per free "
+            "CPU of the cluster); never more than there are tasks",
+        )
     parser.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -241,7 +250,14 @@ class RayBackend:
 
     name = "ray"
 
-    def __init__(self, workers: int | None = None, address: str | None = None, *, num_cpus: int | None = None) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        address: str | None = None,
+        *,
+        num_cpus: int | None = None,
+        at_most: int | None = None,
+    ) -> None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # nothing leaves the machine unless asked
         if address is not None:
             _token_auth_if_token()  # read by Ray at import
@@ -290,6 +306,8 @@ class RayBackend:
                     if workers
                     else f"no free CPU in the Ray cluster ({self.cluster_cpus} in all)"
                 )
+            if at_most is not None:  # a job of few tasks: an actor with nothing to do would only load the kernels
+                self.workers = max(1, min(self.workers, at_most))
             # Tasks are pure functions of their arguments, so a call that a lost actor (a dead node) did not finish
             # is simply played again on the actor Ray restarts.
             options = {"num_cpus": 1, "max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
@@ -394,13 +412,31 @@ def _token_auth_if_token() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
-def open_backend(name: str, workers: int | None, address: str | None = None) -> Backend:
-    """Start a backend; BackendError (one line) if it cannot start."""
+def open_backend(name: str, workers: int | None, address: str | None = None, *, at_most: int | None = None) -> Backend:
+    """Start a backend; BackendError (one line) if it cannot start. `at_most`: the job has only that many tasks, so
+    no more workers than that are started (whatever --workers or the cluster's size would give)."""
     if name == "local":
-        return LocalBackend(workers or 1)
+        count = workers or 1
+        return LocalBackend(count if at_most is None else max(1, min(count, at_most)))
     if name == "ray":
-        return RayBackend(workers, address)
+        return RayBackend(workers, address, at_most=at_most)
     raise BackendError(f"unknown backend {name!r}")
+
+
+class InOrder:
+    """An `on_result` callback that hands the values on in task order as soon as every earlier task is done: a
+    long job's output can be printed as it goes and still be the same on every backend."""
+
+    def __init__(self, emit: Callable[[int, Any], None]) -> None:
+        self._emit = emit
+        self._waiting: dict[int, Any] = {}
+        self.emitted = 0  # tasks handed on so far (all of them before index `emitted`)
+
+    def __call__(self, index: int, value: Any) -> None:
+        self._waiting[index] = value
+        while self.emitted in self._waiting:
+            self._emit(self.emitted, self._waiting.pop(self.emitted))
+            self.emitted += 1
 
 
 @contextmanager

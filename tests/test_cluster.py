@@ -1,5 +1,6 @@
 """ai.cluster without Ray: task order on the local backend, the --backend/--address/--workers checks, the message
-without Ray installed, the progress bar, and Ctrl+C on a local process pool."""
+without Ray installed, the progress bar, Ctrl+C on a local process pool, and batch review and `pc --percent` on a
+pool giving the same output as in this process."""
 
 from __future__ import annotations
 
@@ -111,6 +112,12 @@ def test_bench_rows_are_the_same_in_this_process_and_on_a_pool(capsys) -> None:
         (["bench", "--rules", "classic", "--nodes", "100"], "--nodes is for guideline rules"),
         (["bench", "--nodes", "0"], "--nodes must be 1.."),
         (["train", "--backend", "cloud"], "invalid choice"),
+        (["review", "1", "--address", "auto"], "--address needs --backend ray"),
+        (["review", "1", "--workers", "0"], "--workers must be 1.."),
+        (["pc", "--pattern", "*p7", "--backend", "ray", "--address", "x"], "--address must be auto"),
+        (["pc", "--pattern", "*p7", "--workers", "100000"], "--workers must be 1.."),
+        (["pc", "--queue", "TIJLSZO", "--workers", "2"], "--backend and --workers are for --percent"),
+        (["pc", "--queue", "TIJLSZO", "--backend", "ray"], "--backend and --workers are for --percent"),
     ],
 )
 def test_bad_backend_options_get_one_error_line(argv, message, capsys, tmp_path) -> None:
@@ -124,7 +131,7 @@ def test_bad_backend_options_get_one_error_line(argv, message, capsys, tmp_path)
 
 def test_backend_ray_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp_path) -> None:
     monkeypatch.setattr(cluster, "ray_available", lambda: False)
-    for argv in (["train", "--out", str(tmp_path / "w.toml")], ["bench"]):
+    for argv in (["train", "--out", str(tmp_path / "w.toml")], ["bench"], ["review", "1"], ["pc", "--pattern", "*p7"]):
         status, out, err = _run([*argv, "--backend", "ray"], capsys)
         assert status == 2 and out == "" and err.count("\n") == 1
         assert "needs Ray" in err and 'pip install -e ".[cluster]"' in err
@@ -379,3 +386,112 @@ def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tm
         f"error: a worker process died (killed, or out of memory?); --resume {checkpoint} continues"
     )
     assert json.loads(checkpoint.read_text())["generation"] >= 1
+
+
+def test_in_order_hands_values_on_in_task_order_as_soon_as_the_earlier_ones_are_done() -> None:
+    seen: list[tuple[int, str]] = []
+    in_order = cluster.InOrder(lambda index, value: seen.append((index, value)))
+    in_order(2, "c")
+    in_order(1, "b")
+    assert seen == [] and in_order.emitted == 0  # task 0 is not done: nothing can be printed yet
+    in_order(0, "a")
+    assert seen == [(0, "a"), (1, "b"), (2, "c")]
+    in_order(3, "d")
+    assert seen[-1] == (3, "d") and in_order.emitted == 4
+
+
+def save_replays(folder: Path) -> Path:
+    """Three short games (greedy and random players) saved as replays in `folder`, for the batch review."""
+    from ai.recorded import play_recorded
+
+    for number, (player, seed) in enumerate([("greedy", 7), ("random", 31), ("greedy", 8)], 1):
+        play_recorded(player, seed, max_pieces=10).replay.save(folder / f"game-{number * 5}.json")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def replay_folder(tmp_path_factory) -> Path:
+    return save_replays(tmp_path_factory.mktemp("replays"))
+
+
+def test_batch_review_on_a_pool_prints_what_this_process_prints(replay_folder: Path, capsys) -> None:
+    outputs = {}
+    for name, extra in (("here", []), ("pool", ["--workers", "2"])):
+        for style in ([], ["--json"]):
+            status, out, err = _run(["review", str(replay_folder), "--depth", "3", "--no-pc", *style, *extra], capsys)
+            assert status == 0, err
+            outputs[name, bool(style)] = out
+    assert outputs["here", False] == outputs["pool", False]
+    assert outputs["here", True] == outputs["pool", True]
+    lines = outputs["pool", True].splitlines()
+    assert [Path(json.loads(line)["replay"]).name for line in lines] == ["game-5.json", "game-10.json", "game-15.json"]
+    status, single, _ = _run(
+        ["review", str(replay_folder / "game-10.json"), "--depth", "3", "--no-pc", "--json"], capsys
+    )
+    assert status == 0 and json.loads(lines[1])["review"] == json.loads(single)  # a batch row is the replay's review
+    table = outputs["pool", False].splitlines()
+    assert len(table) == 5 and table[0].split()[:3] == ["replay", "placements", "accuracy"]
+    assert table[-1].startswith("all 3 replays") and table[-1].split()[3] == "30"
+
+
+def test_a_batch_review_is_checked_before_any_work(replay_folder: Path, tmp_path, capsys) -> None:
+    (tmp_path / "broken.json").write_text("{")
+    status, out, err = _run(["review", str(replay_folder), str(tmp_path / "broken.json")], capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1 and "broken.json" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, out, err = _run(["review", str(empty)], capsys)
+    assert status == 2 and out == "" and err.strip() == f"error: {empty} has no replays (*.json)"
+    status, out, err = _run(["review", str(replay_folder), "--png", str(tmp_path / "g.png")], capsys)
+    assert status == 2 and out == "" and "--png draws the graph of one replay" in err
+
+
+def test_ctrl_c_in_a_batch_review_keeps_the_rows_already_printed(replay_folder: Path, monkeypatch, capsys) -> None:
+    import ai.review_cli
+
+    real = ai.review_cli.review_task
+    reviewed: list[int] = []
+
+    def stopped_at_the_third(task: tuple) -> dict:
+        if len(reviewed) == 2:
+            raise KeyboardInterrupt
+        reviewed.append(1)
+        return real(task)
+
+    monkeypatch.setattr(ai.review_cli, "review_task", stopped_at_the_third)
+    status, out, err = _run(["review", str(replay_folder), "--depth", "2", "--no-pc", "--json"], capsys)
+    assert status == 130 and len(out.splitlines()) == 2
+    assert err.strip() == "interrupted: the workers are stopped; 2 of 3 replays reported"
+
+
+PCO_NO_I = "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA"
+
+
+def test_pc_percent_on_a_pool_counts_what_this_process_counts(monkeypatch, capsys) -> None:
+    import ai.pc.cli
+
+    # 420 queues in 9 chunks of at most 50: two waves of 4 chunks per worker, the second one short
+    monkeypatch.setattr(ai.pc.cli, "PERCENT_CHUNK", 50)
+    monkeypatch.setattr(ai.pc.cli, "PERCENT_MIN_CHUNK", 20)
+    argv = ["pc", "--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*"]
+    results = {}
+    for name, extra in (("here", []), ("pool", ["--workers", "2"])):
+        status, out, err = _run([*argv, "--json", *extra], capsys)
+        assert status == 0, err
+        results[name] = {k: v for k, v in json.loads(out).items() if k != "elapsed_ms"}
+        status, out, _ = _run([*argv, *extra], capsys)
+        assert status == 0
+        results[name, "text"] = out.split(" in ", 1)[0] + out.split(" ms", 1)[1]  # without the time taken
+    assert results["here"] == results["pool"] and 0 < results["pool"]["success"] < results["pool"]["total"] == 420
+    assert results["here", "text"] == results["pool", "text"]
+
+
+def test_ctrl_c_in_pc_percent_is_one_line_and_status_130(monkeypatch, capsys) -> None:
+    import ai.pc.cli
+
+    def interrupted(task: tuple):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ai.pc.cli, "percent_task", interrupted)
+    status, out, err = _run(["pc", "--field", PCO_NO_I, "--pattern", "[IOSJZ]p3,*"], capsys)
+    assert status == 130 and out == "" and err == "interrupted: the workers are stopped; no result\n"

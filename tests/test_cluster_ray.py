@@ -1,6 +1,7 @@
 """The Ray backend on this machine: a local Ray instance started by the run (num_cpus=2) and a head node started
 with `ray start --head` (as the README's cluster section does), checked against the local backend: the same seeds
-give the same CEM weights and the same bench rows; a resume crosses backends; Ctrl+C leaves no process behind.
+give the same CEM weights, the same bench rows, the same batch review and the same `pc --percent` counts; a resume
+crosses backends; Ctrl+C leaves no process behind.
 Every command runs in a subprocess (Ray changes its process's environment)."""
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cluster import LONG_CEM, ROOT, TINY_CEM, _family, _without_timing, interrupt_training
+from tests.test_cluster import (
+    LONG_CEM,
+    PCO_NO_I,
+    ROOT,
+    TINY_CEM,
+    _family,
+    _without_timing,
+    interrupt_training,
+    save_replays,
+)
 
 pytest.importorskip("ray")
 
@@ -129,6 +139,24 @@ def test_bench_rows_are_the_same_on_a_ray_cluster(head: str, rules: str, extra: 
     rows = [[{k: v for k, v in row.items() if k not in TIMING} for row in report["games"]] for report in reports]
     assert [row["seed"] for row in rows[1]] == [11, 12, 13, 14] and rows[0] == rows[1]
     assert reports[1]["backend"] == "ray" and reports[1]["workers"] == 2  # one actor per CPU of the cluster
+
+
+def test_batch_review_on_a_ray_cluster_prints_what_this_process_prints(head: str, tmp_path) -> None:
+    """The JSON lines (the text rows are made from the same reviews; the pool test compares them too)."""
+    argv = ["review", str(save_replays(tmp_path)), "--depth", "3", "--no-pc", "--json"]
+    local = stackcoach(*argv)
+    on_ray = stackcoach(*argv, "--backend", "ray", "--address", head)
+    assert local.returncode == 0 and on_ray.returncode == 0, on_ray.stderr
+    assert on_ray.stdout == local.stdout and len(local.stdout.splitlines()) == 3
+
+
+def test_pc_percent_on_a_ray_cluster_counts_what_this_process_counts(head: str) -> None:
+    argv = ["pc", "--field", PCO_NO_I, "--pattern", "*p4,*p3", "--max-queues", "5880", "--json"]
+    local = stackcoach(*argv)
+    on_ray = stackcoach(*argv, "--backend", "ray", "--address", head)  # 5,880 queues: 2 actors, chunks of 2,940
+    assert local.returncode == 0 and on_ray.returncode == 0, on_ray.stderr
+    counts = [{k: v for k, v in json.loads(result.stdout).items() if k != "elapsed_ms"} for result in (local, on_ray)]
+    assert counts[0] == counts[1] and counts[1]["total"] == 176_400 and 0 < counts[1]["success"] < 176_400
 
 
 def test_more_workers_than_cluster_cpus_is_refused(head: str) -> None:

@@ -7,6 +7,9 @@ and exit with status 2.
 plus one with hold) and the distinct cut queues are what the solver searches. Above `--max-queues` of them
 (default 20,000, about a minute or two) the command refuses at once and says how many there are; a longer run
 goes in chunks of queues (memory stays bounded) and shows its progress on stderr when that is a terminal.
+The chunks are tasks for a backend (ai.cluster): this process (the default), a local pool (`--workers K`) or Ray
+actors (`--backend ray [--address ADDR]`); each chunk's count is exact and the counts are added in chunk order, so
+the output is the same on every backend.
 
 Placement coordinates: (x, y) of the rotation cell (TBP / solution-finder convention) in the field as it is when
 the piece is placed: y = 0 is the bottom row, rows cleared earlier are gone.
@@ -15,8 +18,12 @@ the piece is placed: y = 0 is the bottom row, rows cleared earlier are gone.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import sys
+
+from ai import cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,12 +62,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_MAX_QUEUES:,}; at most {MAX_QUEUES_CAP:,})",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    cluster.add_arguments(parser, with_workers=True)  # --percent only: where the chunks of queues are searched
 
 
 MAX_LIMIT = 10_000  # --all: the solver's own default cap; far more solutions than anyone reads
 DEFAULT_MAX_QUEUES = 20_000  # distinct queues a --percent run searches without being asked (~5 ms each)
 MAX_QUEUES_CAP = 2_000_000  # the pattern reader's own cap
 PERCENT_CHUNK = 5_040  # distinct queues per solver call: big enough to share work, small enough for memory
+# With several workers the chunks shrink so every worker gets some, but not below this (~0.5 s of search: a task
+# much shorter than that is mostly the backend's overhead).
+PERCENT_MIN_CHUNK = 120
+CHUNKS_PER_WAVE = 4  # chunks per worker handed out at a time: the queues in memory stay bounded, no worker idles long
 FIELD_FILE_BYTES = 1_000_000
 FAILURES_SHOWN = 50  # failed queues listed by the text output (--json lists them all)
 
@@ -119,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
             raise _InputError(f"--limit must be 1..{MAX_LIMIT:,}, got {args.limit}")
         if not 1 <= args.max_queues <= MAX_QUEUES_CAP:
             raise _InputError(f"--max-queues must be 1..{MAX_QUEUES_CAP:,}, got {args.max_queues}")
+        backend_problem = _check_backend(args)
+        if backend_problem:
+            raise _InputError(backend_problem)
         held = None
         if args.held:
             try:
@@ -139,6 +154,13 @@ def run(args: argparse.Namespace) -> int:
     except (_InputError, PatternError, PCInputError) as error:
         print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2
+
+
+def _check_backend(args: argparse.Namespace) -> str | None:
+    percent = args.pattern is not None or args.percent
+    if not percent and (args.backend != "local" or args.workers is not None):
+        return "--backend and --workers are for --percent (one queue is searched in this process)"
+    return cluster.check_arguments(args, max_local_workers=cluster.MAX_LOCAL_WORKERS)
 
 
 ENGINE_CHECKED = 20
@@ -220,15 +242,15 @@ def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
             f"each), more than --max-queues {args.max_queues:,}; raise --max-queues to run it anyway"
         )
     shown_failures = None if args.json else FAILURES_SHOWN  # the text output lists only the first ones
-    result = _percent_in_chunks(
-        bits,
-        pattern,
-        cut,
-        keep,
-        work,
-        dict(hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines),
-        shown_failures,
-    )
+    options = dict(hold=held, use_hold=use_hold, rules=rules, soft_drop=soft, lines=args.lines)
+    try:
+        result = _percent_on_backend(args, bits, pattern, cut, keep, work, options, shown_failures)
+    except cluster.BackendError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1 if isinstance(error, cluster.WorkerFailed) else 2
+    except KeyboardInterrupt:
+        print("interrupted: the workers are stopped; no result", file=sys.stderr)
+        return 130
     failed = ["".join(p.name for p in seq) for seq in result.failed]
     if args.json:
         print(
@@ -269,28 +291,70 @@ def _cut(pattern, keep: int | None):
     return Pattern(pattern.text, tuple(alternatives))
 
 
-def _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed: int | None = None):
-    """api.percent over the distinct cut queues, PERCENT_CHUNK at a time, then every queue of the pattern
-    counted by its prefix. The same counts as one api.percent call over the whole pattern; with `keep_failed`,
-    only that many failed queues are kept (memory then stays small however many fail)."""
-    import itertools
+def _percent_on_backend(args, bits, pattern, cut, keep, work, options, keep_failed):
+    """_percent_in_chunks on the backend of --backend/--workers/--address (none started when nothing is searched)."""
+    if not work:
+        return _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed)
+    chunks = math.ceil(work / PERCENT_MIN_CHUNK)  # more workers than this would have nothing to do
+    backend = cluster.open_backend(args.backend, args.workers, args.address, at_most=chunks)
+    try:
+        result = _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed, backend)
+    except BaseException:
+        with cluster.sigint_ignored():
+            backend.close(abort=True)
+        raise
+    backend.close()
+    return result
+
+
+def percent_task(task: tuple) -> tuple[list[tuple], bool]:
+    """Worker entry: the failed queues of one chunk and whether the search was cut short (a task on any backend)."""
+    from ai.pc.api import percent
+
+    bits, chunk, options = task
+    result = percent(bits, chunk, **options)
+    return result.failed, result.truncated
+
+
+def _chunk_size(work: int, workers: int) -> int:
+    if workers == 1:
+        return PERCENT_CHUNK
+    return min(PERCENT_CHUNK, max(PERCENT_MIN_CHUNK, math.ceil(work / workers)))
+
+
+def _percent_in_chunks(
+    bits, pattern, cut, keep, work, options, keep_failed: int | None = None, backend: cluster.Backend | None = None
+):
+    """api.percent over the distinct cut queues, in chunks (PERCENT_CHUNK in this process; smaller with several
+    workers, so each has some), then every queue of the pattern counted by its prefix. The same counts as one
+    api.percent call over the whole pattern; with `keep_failed`, only that many failed queues are kept (memory then
+    stays small however many fail). `backend` (default: this process) searches the chunks; they are handed out
+    CHUNKS_PER_WAVE per worker at a time (one in this process), so only that many chunks of queues are in memory."""
     import time
 
-    from ai.pc.api import PercentResult, percent
+    from ai.pc.api import PercentResult
 
     started = time.perf_counter()
+    backend = backend or cluster.LocalBackend(1)
     progress = _Progress(work)
     won: set[tuple] = set()
     truncated = False
     prefixes = cut.iter_sequences() if keep is not None else iter(())
+    size = _chunk_size(work, backend.workers)
+    per_wave = 1 if backend.workers == 1 else backend.workers * CHUNKS_PER_WAVE
     done = 0
-    while chunk := list(itertools.islice(prefixes, PERCENT_CHUNK)):
-        result = percent(bits, chunk, **options)
-        truncated |= result.truncated
-        lost = set(result.failed)
-        won.update(seq for seq in chunk if seq not in lost)
-        done += len(chunk)
+
+    def searched(index: int, outcome: tuple[list[tuple], bool]) -> None:
+        nonlocal done
+        done += len(wave[index])
         progress.show(done)
+
+    while wave := [chunk for _ in range(per_wave) if (chunk := _take(prefixes, size))]:
+        tasks = [(bits, chunk, options) for chunk in wave]
+        for chunk, (lost_queues, cut_short) in zip(wave, backend.map(percent_task, tasks, on_result=searched, batch=1)):
+            truncated |= cut_short
+            lost = set(lost_queues)
+            won.update(seq for seq in chunk if seq not in lost)
     progress.end()
     success, total = 0, 0
     failed: list[tuple] = []  # the failed queues (tuples of pieces)
@@ -301,6 +365,10 @@ def _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed: int
         elif keep_failed is None or len(failed) < keep_failed:
             failed.append(seq)
     return PercentResult(success, total, failed, (time.perf_counter() - started) * 1000, truncated)
+
+
+def _take(prefixes, size: int) -> list[tuple]:
+    return list(itertools.islice(prefixes, size))
 
 
 class _Progress:
