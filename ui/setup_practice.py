@@ -178,7 +178,7 @@ class SetupPracticeScene(PlayScene):
 
     def pick_best(self) -> bool:
         ranked = self.choices()
-        return bool(ranked) and self.pick(ranked[0][0])
+        return self.pick(ranked[0][0]) if ranked else False
 
     def _set_target(self, lines: int, pieces: int) -> None:
         target = practice_target(self.entry, self.mirrored, group_of(self.entry, self.entries), lines, pieces)
