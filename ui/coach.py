@@ -273,8 +273,8 @@ class Coach:
     @property
     def target(self) -> BuildTarget | None:
         """The set-up being practised (set-up practice), or None."""
-        start = getattr(self.scene, "start", None)
-        return getattr(start, "build", None)
+        start = self.scene.start
+        return start.build if start is not None else None
 
     @property
     def building(self) -> bool:

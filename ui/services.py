@@ -63,6 +63,7 @@ class Services(Protocol):
 
     settings: Settings  # the settings in force (environment overrides included)
     settings_file: Path
+    overrides: dict[str, str]  # "group.field" -> the STACKCOACH_ variable that sets it (used, never saved)
     keymap: KeyMap  # virtual buttons for keys and pads
     input: InputState  # the buttons held this tick
     sounds: Sounds

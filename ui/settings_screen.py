@@ -362,7 +362,7 @@ class SettingsScene(Scene):
 
     def overridden_by(self, group: str, field: str) -> str | None:
         """The STACKCOACH_* variable that sets this value, if one does."""
-        return getattr(self.app, "overrides", {}).get(f"{group}.{field}")
+        return self.app.overrides.get(f"{group}.{field}")
 
     def help_for(self, row: Row) -> str:
         """The row's help with the player's keys filled in ("{toggle_hint}" -> "H")."""
@@ -577,7 +577,7 @@ class RebindScene(Scene):
 
     def overridden_by(self, button: str) -> str | None:
         """The STACKCOACH_KEYS__* variable that sets this button's keys, if one does."""
-        return getattr(self.app, "overrides", {}).get(f"keys.{button}")
+        return self.app.overrides.get(f"keys.{button}")
 
     def _refuse_override(self, button: str) -> bool:
         variable = self.overridden_by(button)
