@@ -44,7 +44,8 @@ class PcSetup:
     def board(self, mirrored: bool = False) -> Board:
         from game.fumen import decode
 
-        board = decode(self.fumen)[0].field.to_board()
+        field = decode(self.fumen)[0].field  # None: a first page without a field, which fumen reads as empty
+        board = field.to_board() if field is not None else Board.empty()
         return mirror_board(board) if mirrored else board
 
     def stats_key(self, mirrored: bool) -> str:
