@@ -140,10 +140,14 @@ def test_backend_ray_without_ray_says_how_to_install_it(monkeypatch, capsys, tmp
         cluster.open_backend("ray", 2)
 
 
+PCO_NO_I = "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA"
+
+
 def test_the_local_backend_never_imports_ray(tmp_path) -> None:
     code = (
         "import sys, main; status = main.main(['train', '--games', '1', '--generations', '1', '--population', '2',"
         f" '--max-pieces', '5', '--height', '6', '--quiet', '--out', {str(tmp_path / 'w.toml')!r}]);"
+        f" status += main.main(['pc', '--field', {PCO_NO_I!r}, '--pattern', '[IOSJZ]p3,*', '--workers', '2']);"
         " print(status, 'ray' in sys.modules)"
     )
     result = subprocess.run(
@@ -462,9 +466,6 @@ def test_ctrl_c_in_a_batch_review_keeps_the_rows_already_printed(replay_folder: 
     status, out, err = _run(["review", str(replay_folder), "--depth", "2", "--no-pc", "--json"], capsys)
     assert status == 130 and len(out.splitlines()) == 2
     assert err.strip() == "interrupted: the workers are stopped; 2 of 3 replays reported"
-
-
-PCO_NO_I = "v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA"
 
 
 def test_pc_percent_on_a_pool_counts_what_this_process_counts(monkeypatch, capsys) -> None:
