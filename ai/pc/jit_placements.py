@@ -21,7 +21,22 @@ def _fits(masks, tops, bits, sid):
 
 
 @njit(cache=True, nogil=True)
-def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search in one compiled function
+def scratch():
+    """Work arrays for placements_into: (seed flags, unreachable flags, seen stamps, stack, trail, marked, stamp).
+    Flags are cleared again before a call returns, so one set serves any number of calls."""
+    return (
+        np.zeros(_STATES, np.bool_),
+        np.zeros(_STATES, np.bool_),
+        np.zeros(_STATES, np.int64),
+        np.empty(_STATES, np.int64),
+        np.empty(_STATES, np.int64),
+        np.empty(_STATES, np.int64),
+        np.zeros(1, np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def placements(
     bits,
     h,
     masks,
@@ -40,14 +55,59 @@ def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search i
     out_sid,
     out_hard,
 ):
+    """placements_into with work arrays of its own."""
+    return placements_into(
+        bits,
+        h,
+        masks,
+        tops,
+        lows,
+        xs_start,
+        xs_count,
+        xs,
+        turn_start,
+        turn_count,
+        test_start,
+        test_count,
+        deltas,
+        soft,
+        out_mask,
+        out_sid,
+        out_hard,
+        scratch(),
+    )
+
+
+@njit(cache=True, nogil=True)
+def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first search in one compiled function
+    bits,
+    h,
+    masks,
+    tops,
+    lows,
+    xs_start,
+    xs_count,
+    xs,
+    turn_start,
+    turn_count,
+    test_start,
+    test_count,
+    deltas,
+    soft,
+    out_mask,
+    out_sid,
+    out_hard,
+    work,
+):
     """Fill out_* with (mask, sid, hard) per placement inside rows 0..h-1, in ai.pc.movegen's order; return n.
+    `work` is scratch() (left clean for the next call).
 
     masks[sid]: the cells in rows 0..5 (the field's rows; higher cells never meet a block), tops[sid]: the
     highest row of the cells, -1 where the state is off the table."""
+    is_seed, unreachable, seen, stack, trail, marked, stamps = work
     n = 0
     seeds = np.empty(64, np.int64)
     ns = 0
-    is_seed = np.zeros(_STATES, np.bool_)
     for rot in range(4):
         base = rot * _ROT + (h - lows[rot] + 8) * _ROW + 8
         for k in range(xs_start[rot], xs_start[rot] + xs_count[rot]):
@@ -70,6 +130,8 @@ def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search i
                     out_hard[n] = True
                     n += 1
     if not soft:
+        for s in range(ns):
+            is_seed[seeds[s]] = False
         return n
     # hidden resting spots below the seeds that no straight drop reaches
     found = n
@@ -94,20 +156,21 @@ def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search i
                         nh += 1
             sid -= _ROW
     if nh == 0:
+        for s in range(ns):
+            is_seed[seeds[s]] = False
         return n
     top = (h + 4 + 8) * _ROW  # SKY = 4 rows above the field
-    unreachable = np.zeros(_STATES, np.bool_)
-    seen = np.zeros(_STATES, np.int32)
-    stamp = 0
-    stack = np.empty(_STATES, np.int64)
+    nmarked = 0
     done = np.zeros(nh, np.bool_)
     before = np.empty(256, np.int64)
     for first in range(nh):
         if done[first]:
             continue
         mask = h_mask[first]
-        stamp += 1
+        stamps[0] += 1
+        stamp = stamps[0]
         sp = 0
+        nt = 0
         for j in range(first, nh):
             if h_mask[j] == mask:
                 done[j] = True
@@ -116,6 +179,8 @@ def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search i
                     seen[sid] = stamp
                     stack[sp] = sid
                     sp += 1
+                    trail[nt] = sid
+                    nt += 1
         reached = False
         while sp > 0:
             sp -= 1
@@ -155,13 +220,21 @@ def placements(  # noqa: C901 - a numba kernel: the whole breadth-first search i
                 seen[prev] = stamp
                 stack[sp] = prev
                 sp += 1
+                trail[nt] = prev
+                nt += 1
         if reached:
             out_mask[n] = mask
             out_sid[n] = h_sid[first]
             out_hard[n] = False
             n += 1
-        else:
-            for s in range(_STATES):
-                if seen[s] == stamp:
-                    unreachable[s] = True
+        else:  # every state seen leads to no seed
+            for t in range(nt):
+                if not unreachable[trail[t]]:
+                    unreachable[trail[t]] = True
+                    marked[nmarked] = trail[t]
+                    nmarked += 1
+    for s in range(ns):
+        is_seed[seeds[s]] = False
+    for t in range(nmarked):
+        unreachable[marked[t]] = False
     return n

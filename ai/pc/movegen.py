@@ -91,23 +91,8 @@ class MoveGenerator:
         self._masks: dict[tuple[Bitboard, int, int], frozenset[Bitboard]] = {}
         self._compiled: dict[int, tuple | None] = {}  # piece -> (ai.pc.jit_placements, its tables)
         self._out: tuple[Any, Any, Any] | None = None  # output buffers of the compiled kernel (numpy arrays)
-        # (piece, rot) -> list of (end rot, [sid deltas of the kick tests in order])
-        self._turns: dict[tuple[int, int], list[list[int]]] = {}
-        turns = (1, -1, 2) if rules.allow_180 else (1, -1)
-        for piece in Piece:
-            for rot in Rotation:
-                options = []
-                for t in turns:
-                    end = rot.turned(t)
-                    tests = rules.rotation.tests[piece, rot, end]
-                    options.append([(end - rot) * _ROT + dy * _ROW + dx for dx, dy in tests])
-                self._turns[piece, rot] = options
-        # (piece, end rot) -> kick lists of every turn that ends in that state (for the backward search)
-        self._into: dict[tuple[int, int], list[list[int]]] = {}
-        for piece in Piece:
-            for rot in Rotation:
-                for t, deltas in zip(turns, self._turns[piece, rot]):
-                    self._into.setdefault((piece, rot.turned(t)), []).append(deltas)
+        self._work: Any = None  # its work arrays (ai.pc.jit_placements.scratch)
+        self._turns, self._into = _kick_deltas(rules)
 
     def key(self) -> tuple:
         return (self.rules.cache_key(), self.soft_drop)
@@ -140,8 +125,8 @@ class MoveGenerator:
                 compiled, tables = kernel
                 assert self._out is not None  # made with the tables
                 out_mask, out_sid, out_hard = self._out
-                n = compiled.placements(
-                    bits, h, *tables, self.soft_drop and has_overhang(bits, h), out_mask, out_sid, out_hard
+                n = compiled.placements_into(
+                    bits, h, *tables, self.soft_drop and has_overhang(bits, h), out_mask, out_sid, out_hard, self._work
                 )
                 return dict(zip(out_mask[:n].tolist(), zip(out_sid[:n].tolist(), out_hard[:n].tolist())))
         return self.python_placements(bits, h, piece)
@@ -195,6 +180,7 @@ class MoveGenerator:
             found = self._compiled[piece] = (jit_placements, (table_masks, tops, *arrays))
             if self._out is None:
                 self._out = (np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.bool_))
+                self._work = jit_placements.scratch()
         return found
 
     def python_placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
@@ -299,6 +285,35 @@ class MoveGenerator:
 
 def _ORDER(child: Child) -> tuple:
     return (not child.hard, child.mask.bit_length())
+
+
+_KICK_DELTAS: dict[tuple, tuple[dict, dict]] = {}
+
+
+def _kick_deltas(rules: Rules) -> tuple[dict[tuple[int, int], list[list[int]]], dict[tuple[int, int], list[list[int]]]]:
+    """Kick tests as sid deltas, built once per rules key (rule tables, not search state):
+    (piece, rot) -> per turn the deltas in test order; (piece, end rot) -> the deltas of every turn ending there
+    (for the backward search)."""
+    key = rules.cache_key()
+    found = _KICK_DELTAS.get(key)
+    if found is None:
+        turns_of: dict[tuple[int, int], list[list[int]]] = {}
+        turns = (1, -1, 2) if rules.allow_180 else (1, -1)
+        for piece in Piece:
+            for rot in Rotation:
+                options = []
+                for t in turns:
+                    end = rot.turned(t)
+                    tests = rules.rotation.tests[piece, rot, end]
+                    options.append([(end - rot) * _ROT + dy * _ROW + dx for dx, dy in tests])
+                turns_of[piece, rot] = options
+        into: dict[tuple[int, int], list[list[int]]] = {}
+        for piece in Piece:
+            for rot in Rotation:
+                for t, deltas in zip(turns, turns_of[piece, rot]):
+                    into.setdefault((piece, rot.turned(t)), []).append(deltas)
+        found = _KICK_DELTAS[key] = (turns_of, into)
+    return found
 
 
 @per_rules()

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
@@ -161,12 +162,32 @@ def real_hold_flags(problem: Problem, placed: list[Piece]) -> tuple[list[bool], 
     return flags, leftover
 
 
+USE_KERNEL = True  # the compiled first-solution search (ai.pc.jit_search) when numba is there; tests switch it off
+
+
 class Searcher:
     """Runs searches under one set of rules; the dead-state memo survives between calls with the same rules."""
 
     def __init__(self, rules: Rules, soft_drop: bool = True) -> None:
         self.gen: MoveGenerator = for_rules(rules, soft_drop)
         self.dead: set = set()
+        self._kernel: Any = None  # ai.pc.jit_search.Kernel, made on first use (False: numba is not there)
+
+    def kernel(self) -> Any:
+        """The compiled search for these rules (ai.pc.jit_search.Kernel), or None without numba."""
+        if not USE_KERNEL:
+            return None
+        if self._kernel is None:
+            try:
+                from ai.pc.jit_search import Kernel
+            except ImportError:
+                self._kernel = False
+            else:
+                try:
+                    self._kernel = Kernel(self.gen)
+                except ImportError:  # the placement or tiling kernel is switched off
+                    return None
+        return self._kernel or None
 
     def solve(  # noqa: C901 - the depth-first search and its closures share one state; the hot path of every PC
         self, problem: Problem, *, find_all: bool = False, limit: int = 100_000, budget_ms: float | None = None
@@ -179,6 +200,9 @@ class Searcher:
         if need is None or need == 0:
             return [], stats
         deadline = None if budget_ms is None else started + budget_ms / 1000
+        kernel = None if find_all else self.kernel()
+        if kernel is not None:
+            return self._solve_compiled(kernel, problem, stats, started, deadline)
         paths: list[list[tuple[Piece, Child]]] = []
         queue = problem.queue
         n = len(queue)
@@ -250,6 +274,38 @@ class Searcher:
         solutions = [self._to_solution(problem, p) for p in paths]
         if find_all:
             solutions.sort(key=Solution.rank_key)
+        stats.elapsed_ms = (time.perf_counter() - started) * 1000
+        return solutions, stats
+
+    def _solve_compiled(
+        self, kernel: Any, problem: Problem, stats: SearchStats, started: float, deadline: float | None
+    ) -> tuple[list[Solution], SearchStats]:
+        """The first solution, by the compiled search (the same search, order and answer as the Python one)."""
+        from ai.pc.jit_search import FOUND, PAUSED
+
+        def in_time() -> bool:
+            return deadline is None or time.perf_counter() <= deadline
+
+        idx, held = start_state(problem)
+        status, found, nodes = kernel.run(
+            problem.field,
+            problem.lines,
+            [int(p) for p in problem.queue],
+            idx,
+            -1 if held is None else int(held),
+            problem.use_hold,
+            self.gen.soft_drop,
+            None if deadline is None else in_time,
+        )
+        stats.nodes = nodes
+        stats.truncated = status == PAUSED
+        solutions = []
+        if status == FOUND:
+            path = [
+                (Piece(piece), Child(mask, sid, bool(hard), field, h, lines))
+                for piece, mask, field, h, sid, hard, lines in found
+            ]
+            solutions.append(self._to_solution(problem, path))
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         return solutions, stats
 
