@@ -19,13 +19,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ai.pc import jit_table
 from ai.pc.jit_placements import placements_into, scratch
-from ai.pc.jit_tiling import _get, _put, _search_counts
+from ai.pc.jit_table import get, put, reset_if_half_full
+from ai.pc.jit_tiling import _search_counts
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
 MAX_CHILDREN = 1024  # placements of one piece in one field (the placement kernel's buffer size)
 TILING_BUDGET = 3000  # steps of the tiling test per question, as ai.pc.tiling.tileable
 FOUND, EXHAUSTED, PAUSED = 1, 0, 2
+SLICE_NODES = 2048  # states per call when the caller has a deadline (about a millisecond)
+CACHE_SLOTS = 1 << 18  # fields x pieces whose placements are kept
+CACHE_VBITS = 24  # a cache value is an arena row (ARENA_ROWS fits)
+ARENA_ROWS = 1 << 20  # placements kept (48 bytes each: 48 MB)
+DEAD_SLOTS = 1 << 20  # dead states kept
 # control words (ctl): stack pointer, nodes so far, started?
 SP, NODES, STARTED = 0, 1, 2
 
@@ -92,10 +99,10 @@ def _queue_code(queue, n, idx, held, needed, use_hold, ident):
 def _children(bits, h, piece, soft, ident, moves):
     """Start of this field's placements of `piece` in the arena (rows: mask, field after, h after, sid, hard,
     lines), generated and stored on first use; arena row `start - 1` holds the count."""
-    tables, out_mask, out_sid, out_hard, cache_a, cache_b, cache_values, cache_fill, arena, arena_fill, work = moves
+    tables, out_mask, out_sid, out_hard, cache, cache_fill, arena, arena_fill, work = moves
     a = bits | (h << 60)
     b = piece | (ident << 3)
-    known = _get(cache_a, cache_b, cache_values, a, b)
+    known = get(cache, a, b, CACHE_VBITS)
     if known >= 0:
         return known
     overhang = soft and h > 1 and ((bits >> 10) & ~bits & ((1 << (10 * (h - 1))) - 1)) != 0
@@ -120,8 +127,9 @@ def _children(bits, h, piece, soft, ident, moves):
         out_hard,
         work,
     )
-    if arena_fill[0] + n + 1 > arena.shape[0] or cache_fill[0] * 2 > cache_a.shape[0]:
-        cache_a[:] = -1  # full: start over (frames keep their own copies, so nothing in use is lost)
+    # full: start over (frames keep their own copies of the placements they use, so nothing in use is lost)
+    if reset_if_half_full(cache, cache_fill) or arena_fill[0] + n + 1 > arena.shape[0]:
+        cache[:] = jit_table.MISSING
         cache_fill[0] = 0
         arena_fill[0] = 0
     start = arena_fill[0] + 1
@@ -149,7 +157,7 @@ def _children(bits, h, piece, soft, ident, moves):
         arena[row, 4] = 1 if out_hard[i] else 0
         arena[row, 5] = lines
     arena_fill[0] = start + n
-    _put(cache_a, cache_b, cache_values, cache_fill, a, b, start)
+    put(cache, cache_fill, a, b, CACHE_VBITS, start)
     return start
 
 
@@ -163,17 +171,17 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles):
     """Open frame d for state (bits, h, idx, held) unless it is known dead or fails the tiling test (then it is
     recorded dead), and count its options (as ai.pc.search.Searcher.solve's `options`)."""
     queue, n, use_hold, _, suffix8, ident = problem
-    dead_a, dead_b, dead_values, dead_fill = dead
+    dead_table, dead_fill = dead
     needed = (10 * h - _popcount(bits)) // 4
     code = _queue_code(queue, n, idx, held, needed, use_hold, ident)
     a = bits | (h << 60)
-    if _get(dead_a, dead_b, dead_values, a, code) >= 0:
+    if get(dead_table, a, code, 0) >= 0:
         return False
     end = min(n, idx + needed)
     counts = suffix8[idx] - suffix8[end]
     if held >= 0:
         counts += 1 << (8 * held)
-    t_starts, t_pieces, t_masks, t_columns, t_region, tile_a, tile_b, tile_values, tile_fill = tiles
+    t_starts, t_pieces, t_masks, t_columns, t_region, tile_memo, tile_fill, tile_stack = tiles
     answer = _search_counts(
         bits,
         h,
@@ -184,13 +192,13 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles):
         t_masks[h],
         t_columns[h],
         t_region[h],
-        tile_a,
-        tile_b,
-        tile_values,
+        tile_memo,
         tile_fill,
+        tile_stack,
     )
     if answer == 0:
-        _put(dead_a, dead_b, dead_values, dead_fill, a, code, 1)
+        reset_if_half_full(dead_table, dead_fill)
+        put(dead_table, dead_fill, a, code, 0, 0)
         return False
     frames[d, F_BITS] = bits
     frames[d, F_H] = h
@@ -235,7 +243,7 @@ def _load(d, problem, frames, kids, moves):
     frames[d, F_NIDX] = nidx
     frames[d, F_NHELD] = nheld
     start = _children(frames[d, F_BITS], frames[d, F_H], piece, soft, ident, moves)
-    arena = moves[8]
+    arena = moves[6]
     count = arena[start - 1, 0]
     for k in range(count):
         for c in range(6):
@@ -250,10 +258,7 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
     go on). start = (bits, h, idx, held) of the buffer model; held -1: none."""
     n = problem[1]
     columns, left_of = walls
-    dead_a, dead_b, dead_values, dead_fill = dead
-    if dead_fill[0] * 2 > dead_a.shape[0]:  # half full: start over
-        dead_a[:] = -1
-        dead_fill[0] = 0
+    dead_table, dead_fill = dead
     budget = ctl[NODES] + max_nodes
     sp = ctl[SP]
     if ctl[STARTED] == 0:
@@ -276,7 +281,8 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
                 _load(sp, problem, frames, kids, moves)
                 continue
             a = frames[sp, F_BITS] | (frames[sp, F_H] << 60)
-            _put(dead_a, dead_b, dead_values, dead_fill, a, frames[sp, F_CODE], 1)
+            reset_if_half_full(dead_table, dead_fill)
+            put(dead_table, dead_fill, a, frames[sp, F_CODE], 0, 0)
             sp -= 1
             if sp >= 0:
                 frames[sp, F_POS] += 1
@@ -304,12 +310,6 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
     return EXHAUSTED
 
 
-SLICE_NODES = 2048  # states per call when the caller has a deadline (about a millisecond)
-CACHE_SLOTS = 1 << 19  # fields x pieces whose placements are kept
-ARENA_ROWS = 1 << 21  # placements kept (48 bytes each)
-DEAD_SLOTS = 1 << 21  # dead states kept
-
-
 class _Tables:
     """The arrays every Kernel shares (allocated once per process: a fresh Kernel must not pay for megabytes of
     memory): the placement cache and arena, the dead-state table, the depth-first stack. Entries carry their
@@ -321,15 +321,11 @@ class _Tables:
             np.zeros(MAX_CHILDREN, np.int64),
             np.zeros(MAX_CHILDREN, np.bool_),
         )
-        self.cache = (
-            np.full(CACHE_SLOTS, -1, np.int64),
-            np.zeros(CACHE_SLOTS, np.int64),
-            np.zeros(CACHE_SLOTS, np.int64),
-        )
+        self.cache = jit_table.make(CACHE_SLOTS)
         self.cache_fill = np.zeros(1, np.int64)
         self.arena = np.zeros((ARENA_ROWS, 6), np.int64)
         self.arena_fill = np.zeros(1, np.int64)
-        self.dead = (np.full(DEAD_SLOTS, -1, np.int64), np.zeros(DEAD_SLOTS, np.int64), np.zeros(DEAD_SLOTS, np.int8))
+        self.dead = jit_table.make(DEAD_SLOTS)
         self.dead_fill = np.zeros(1, np.int64)
         self.work = scratch()
         self.frames = np.zeros((DEPTH, FRAME_WIDTH), np.int64)
@@ -344,9 +340,9 @@ class _Tables:
         return self.next_id - 1
 
     def clear(self) -> None:
-        self.dead[0][:] = -1
+        self.dead[:] = jit_table.MISSING
         self.dead_fill[0] = 0
-        self.cache[0][:] = -1
+        self.cache[:] = jit_table.MISSING
         self.cache_fill[0] = 0
         self.arena_fill[0] = 0
 
@@ -385,15 +381,15 @@ class Kernel:
         moves = (
             self.p_tables,
             *shared.out,
-            *shared.cache,
+            shared.cache,
             shared.cache_fill,
             shared.arena,
             shared.arena_fill,
             shared.work,
         )
         tiling = self._tiling
-        tiles = (*self.tiles_tables, tiling._table_a, tiling._table_b, tiling._values, tiling._fill)
-        dead = (*shared.dead, shared.dead_fill)
+        tiles = (*self.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
+        dead = (shared.dead, shared.dead_fill)
         ctl = np.zeros(3, np.int64)
         slice_nodes = SLICE_NODES if clock is not None else 1 << 62
         while True:

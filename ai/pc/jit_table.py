@@ -1,0 +1,61 @@
+"""An open-addressing hash table in one int64 numpy array, for the compiled PC kernels (numba).
+
+Slot i is the pair (table[2i], table[2i+1]) = (key a, key b << vbits | value): a probe touches one cache line,
+where three parallel arrays (keys, keys, values) cost three cache misses; the search is bound by those misses.
+`a` is never -1 (that marks an empty slot); `b` must fit in 63 - vbits bits and the value in vbits bits.
+A table is cleared (`reset`) rather than grown: every table here is a cache of facts that can be recomputed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MISSING = -1
+
+
+def make(slots: int) -> np.ndarray:
+    """A table of `slots` slots (a power of two), all empty."""
+    assert slots & (slots - 1) == 0
+    return np.full(2 * slots, MISSING, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _slot(table, a, b, vbits):
+    """Index of key (a, b)'s slot, or of the empty slot where it would go."""
+    mask = (table.shape[0] >> 1) - 1
+    i = (((a * -7046029254386353131) ^ (b * -4658895280553007687)) >> 20) & mask
+    while True:
+        key = table[2 * i]
+        if key == MISSING or (key == a and (table[2 * i + 1] >> vbits) == b):
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def get(table, a, b, vbits):
+    """The value stored for (a, b), or MISSING."""
+    i = _slot(table, a, b, vbits)
+    if table[2 * i] == MISSING:
+        return MISSING
+    return table[2 * i + 1] & ((1 << vbits) - 1)
+
+
+@njit(cache=True, nogil=True)
+def put(table, fill, a, b, vbits, value):
+    """Store value for (a, b); fill[0] counts the slots in use."""
+    i = _slot(table, a, b, vbits)
+    if table[2 * i] == MISSING:
+        table[2 * i] = a
+        fill[0] += 1
+    table[2 * i + 1] = (b << vbits) | value
+
+
+@njit(cache=True, nogil=True)
+def reset_if_half_full(table, fill):
+    """Forget everything once half the slots are used (probes stay short); True if it did."""
+    if fill[0] * 4 > table.shape[0]:
+        table[:] = MISSING
+        fill[0] = 0
+        return True
+    return False
