@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ai.pc import jit_table
+from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
 from ai.pc.jit_table import get, put, reset_if_half_full
 from ai.pc.jit_tiling import _search_counts
@@ -392,9 +392,7 @@ class Kernel:
         dead = (shared.dead, shared.dead_fill)
         ctl = np.zeros(3, np.int64)
         slice_nodes = SLICE_NODES if clock is not None else 1 << 62
-        while True:
-            if clock is not None and not clock():
-                return PAUSED, [], int(ctl[NODES])
+        while True:  # one slice at least, as the Python search expands a few states before it looks at the clock
             status = search(
                 ctl,
                 slice_nodes,
@@ -409,6 +407,8 @@ class Kernel:
             )
             if status != PAUSED:
                 break
+            if clock is not None and not clock():
+                return PAUSED, [], int(ctl[NODES])
         path = []
         if status == FOUND:
             for d in range(int(ctl[SP]) + 1):
@@ -416,6 +416,12 @@ class Kernel:
                 path.append((int(shared.frames[d, F_PIECE]), *(int(v) for v in kid)))
         return status, path, int(ctl[NODES])
 
+
+jit_table.forget_stale_cache(
+    "jit_search",
+    [_children, _enter, _load, search],
+    [__file__, jit_table.__file__, jit_tiling.__file__, jit_placements.__file__],
+)
 
 _PLACEMENT_TABLES: dict[tuple, tuple] = {}
 _FIELD_TABLES: list[tuple] = []

@@ -59,3 +59,23 @@ def reset_if_half_full(table, fill):
         fill[0] = 0
         return True
     return False
+
+
+def forget_stale_cache(name: str, kernels: list, sources: list[str]) -> None:
+    """numba's on-disk cache (cache=True) is checked against the timestamp of the kernel's own file only: a
+    kernel that calls kernels of other modules keeps their old machine code after they change. So remember a
+    digest of every source the kernels are built from, next to the cache, and empty the kernels' cache index
+    when it differs. (A failure here only costs a recompilation.)"""
+    import hashlib
+    from pathlib import Path
+
+    digest = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()
+    try:
+        stamp = Path(kernels[0]._cache.cache_path) / f"{name}.sources"
+        if stamp.exists() and stamp.read_text(encoding="utf-8") == digest:
+            return
+        for kernel in kernels:
+            kernel._cache.flush()
+        stamp.write_text(digest, encoding="utf-8")
+    except (AttributeError, OSError):
+        return

@@ -76,6 +76,25 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
                 for j in range(sp + 1):
                     put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
                 return 1
+            if need0 - sp - 1 == 1:  # one piece left: is the rest one of its placements? (no memo, no step)
+                rest = ~nbits & region
+                x = st_x[sp]
+                column = rest & columns[x]
+                while column == 0:
+                    x += 1
+                    column = rest & columns[x]
+                cell = trailing_zeros(column)
+                fits = False
+                for k in range(starts[cell], starts[cell + 1]):
+                    if masks[k] == rest and (npacked >> (4 * pieces[k])) & 15:
+                        fits = True
+                        break
+                if fits:
+                    for j in range(sp + 1):
+                        put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
+                    return 1
+                st_opt[sp] += 1
+                continue
             known = get(memo, nbits | tag, npacked, VBITS)
             if known == 1:
                 for j in range(sp + 1):
@@ -173,3 +192,6 @@ class Kernel:
 
 
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
+
+
+jit_table.forget_stale_cache("jit_tiling", [_search, _search_counts], [__file__, jit_table.__file__])

@@ -114,7 +114,12 @@ class MoveGenerator:
         if found is None:
             if len(self._masks) > 300_000:
                 self._masks.clear()
-            found = self._masks[key] = frozenset(child.mask for child in self.children(bits, h, piece))
+            known = self._cache.get(key)
+            if known is not None:
+                found = frozenset(child.mask for child in known)
+            else:  # the cells only: no results, line clears or ordering to build
+                found = frozenset(self.placements(bits, h, piece))
+            self._masks[key] = found
         return found
 
     def placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:

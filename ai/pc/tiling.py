@@ -181,12 +181,25 @@ def _tileable(
     cell = (column & -column).bit_length() - 1
     result = False
     for piece, mask in table[cell]:
-        if (
-            (packed >> (4 * piece)) & 15
-            and not mask & bits
-            and _tileable(bits | mask, h, packed - (1 << (4 * piece)), need - 1, steps, table, columns, x, tag)
-        ):
+        if not (packed >> (4 * piece)) & 15 or mask & bits:
+            continue
+        left = packed - (1 << (4 * piece))
+        if need == 2:  # one piece left after this one: no memo entry and no step for it (as the kernel)
+            found = _last_piece_fits(~(bits | mask) & REGION[h], left, table, columns, x)
+        else:
+            found = _tileable(bits | mask, h, left, need - 1, steps, table, columns, x, tag)
+        if found:
             result = True
             break
     _MEMO[key] = result
     return result
+
+
+def _last_piece_fits(rest: Bitboard, packed: int, table: list[list[tuple[int, Bitboard]]], columns, x: int) -> bool:
+    """Are the 4 empty cells `rest` one (possibly stretched) placement of a piece still in `packed`?"""
+    column = rest & columns[x]
+    while not column:
+        x += 1
+        column = rest & columns[x]
+    cell = (column & -column).bit_length() - 1
+    return any(mask == rest and (packed >> (4 * piece)) & 15 for piece, mask in table[cell])
