@@ -29,10 +29,10 @@ MAX_CHILDREN = 1024  # placements of one piece in one field (the placement kerne
 TILING_BUDGET = 3000  # steps of the tiling test per question, as ai.pc.tiling.tileable
 FOUND, EXHAUSTED, PAUSED = 1, 0, 2
 SLICE_NODES = 2048  # states per call when the caller has a deadline (about a millisecond)
-CACHE_SLOTS = 1 << 18  # fields x pieces whose placements are kept
+CACHE_SLOTS = 1 << 16  # fields x pieces whose placements are kept (small tables stay in the CPU caches)
 CACHE_VBITS = 24  # a cache value is an arena row (ARENA_ROWS fits)
-ARENA_ROWS = 1 << 20  # placements kept (48 bytes each: 48 MB)
-DEAD_SLOTS = 1 << 20  # dead states kept
+ARENA_ROWS = 1 << 19  # placements kept (48 bytes each: 24 MB)
+DEAD_SLOTS = 1 << 18  # dead states kept (4 MB; smaller loses too many, bigger misses the caches)
 # control words (ctl): stack pointer, nodes so far, started?
 SP, NODES, STARTED = 0, 1, 2
 

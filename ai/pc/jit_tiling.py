@@ -18,7 +18,7 @@ from ai.pc import jit_table
 from ai.pc.field import COLUMN, MAX_LINES
 from ai.pc.jit_table import get, put, reset_if_half_full
 
-MEMO_SLOTS = 1 << 20  # 1M states, 16 MB (one int64 pair per slot: see ai.pc.jit_table)
+MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
 VBITS = 1  # a memo value is 0 (not coverable) or 1 (coverable)
 STACK = 17  # frames of the search: at most 15 pieces below the start
 
@@ -95,6 +95,23 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
                     return 1
                 st_opt[sp] += 1
                 continue
+            # the next empty cell must take some piece still there: checked in the (small, cached) placement
+            # table before the memo, whose look-ups miss the cache (no memo entry, no step, as ai.pc.tiling)
+            empty = ~nbits & region
+            x = st_x[sp]
+            column = empty & columns[x]
+            while column == 0:
+                x += 1
+                column = empty & columns[x]
+            cell = trailing_zeros(column)
+            coverable = False
+            for k in range(starts[cell], starts[cell + 1]):
+                if (npacked >> (4 * pieces[k])) & 15 and not masks[k] & nbits:
+                    coverable = True
+                    break
+            if not coverable:
+                st_opt[sp] += 1
+                continue
             known = get(memo, nbits | tag, npacked, VBITS)
             if known == 1:
                 for j in range(sp + 1):
@@ -106,13 +123,6 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
             steps -= 1
             if steps < 0:
                 return 2
-            empty = ~nbits & region
-            x = st_x[sp]
-            column = empty & columns[x]
-            while column == 0:
-                x += 1
-                column = empty & columns[x]
-            cell = trailing_zeros(column)
             sp += 1
             st_bits[sp] = nbits
             st_packed[sp] = npacked

@@ -186,6 +186,8 @@ def _tileable(
         left = packed - (1 << (4 * piece))
         if need == 2:  # one piece left after this one: no memo entry and no step for it (as the kernel)
             found = _last_piece_fits(~(bits | mask) & REGION[h], left, table, columns, x)
+        elif not _next_cell_coverable(bits | mask, h, left, table, columns, x):  # no memo entry, no step either
+            found = False
         else:
             found = _tileable(bits | mask, h, left, need - 1, steps, table, columns, x, tag)
         if found:
@@ -193,6 +195,17 @@ def _tileable(
             break
     _MEMO[key] = result
     return result
+
+
+def _next_cell_coverable(bits: Bitboard, h: int, packed: int, table, columns, x: int) -> bool:
+    """Can some piece still in `packed` cover the first empty cell (column-major) of `bits`?"""
+    empty = ~bits & REGION[h]
+    column = empty & columns[x]
+    while not column:
+        x += 1
+        column = empty & columns[x]
+    cell = (column & -column).bit_length() - 1
+    return any((packed >> (4 * piece)) & 15 and not mask & bits for piece, mask in table[cell])
 
 
 def _last_piece_fits(rest: Bitboard, packed: int, table: list[list[tuple[int, Bitboard]]], columns, x: int) -> bool:
