@@ -104,3 +104,25 @@ def test_tiling_respects_piece_counts() -> None:
     field = from_rows(["XXXXXXXX__", "____XXXXXX", "XXXXXXXX__"])
     assert tileable(field, 3, (1, 0, 0, 1, 0, 0, 0))
     assert not tileable(field, 3, (1, 0, 0, 0, 0, 0, 1))
+
+
+@pytest.mark.parametrize("rules", [Rules.named("srs"), Rules.named("none")], ids=["srs", "none"])
+@pytest.mark.parametrize("soft_drop", [True, False])
+def test_reaches_answers_as_the_placement_set(rules: Rules, soft_drop: bool) -> None:
+    """`reaches` (a straight-drop shortcut, else the placements) says yes exactly for the cells `children` has,
+    over every in-field cell set of every piece on random fields."""
+    from ai.pc.movegen import MASKS
+
+    rng = random.Random(f"reaches{rules.cache_key()}{soft_drop}")
+    gen = MoveGenerator(rules, soft_drop)
+    yes = 0
+    for _ in range(40):
+        h = rng.choice([2, 3, 4, 4, 5])
+        bits = _random_field(rng, h)
+        for piece in Piece:
+            expected = {child.mask for child in gen.children(bits, h, piece)}
+            for mask in {m for m in MASKS[piece].values() if m & REGION[h] == m}:
+                answer = gen.reaches(bits, h, piece, mask)
+                assert answer == (mask in expected), (to_rows(bits, h), piece, to_rows(mask, h))
+                yes += answer
+    assert yes > 500

@@ -116,7 +116,7 @@ class Arrangement:
             field, h = _squeeze(bits, keep), len(keep)
             options: dict[Piece, list[int]] = {}
             for i, (piece, mask) in enumerate(zip(self.pieces, self.masks)):
-                if not subset >> i & 1 and _squeeze(mask, keep) in self.gen.mask_set(field, h, piece):
+                if not subset >> i & 1 and self.gen.reaches(field, h, piece, _squeeze(mask, keep)):
                     options.setdefault(piece, []).append(i)
             found = self._moves[subset] = {piece: tuple(ids) for piece, ids in options.items()}
         return found

@@ -122,6 +122,19 @@ class MoveGenerator:
             self._masks[key] = found
         return found
 
+    def reaches(self, bits: Bitboard, h: int, piece: int, mask: Bitboard) -> bool:
+        """Is `mask` (a placement of `piece` inside rows 0..h-1) one of `children`'s? A resting placement with
+        nothing above its cells is a straight drop, which every rule set allows (see the module docstring), so
+        only covered ones need the placements generated."""
+        if mask & bits or not (mask & 1023 or (mask >> WIDTH) & bits):
+            return False  # overlapping, or in the air: every placement rests on the floor or a block
+        above = mask
+        while above:
+            above = (above << WIDTH) & REGION[h]
+            if above & bits:
+                return mask in self.mask_set(bits, h, piece)
+        return True
+
     def placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
         """mask -> (canonical sid, hard-drop reachable) for every placement inside rows 0..h-1."""
         if USE_KERNEL and h <= 6:
