@@ -11,7 +11,14 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   harddrop  all 152 cases, hard drops only, hold
   midpc     fields after 3 and 6 placements of the shared solutions, with the rest of the case's queue
   percent   `*p7,TIJL` on the empty field (one number, thread CPU s)
+  patterns  whole-pattern `percent` of the live chance's questions at a 1st PC (issue 11's examples), each in a
+            fresh process: CPU seconds and peak memory
   chance    pc_chance at positions of the 7-bag PC loop (ai.pc.loop), no budget, caches kept within a game
+  r_hold, r_nohold, r_hard
+            100 fresh 7-bag queues each (seeded; 11 pieces from a bag boundary, the shared E* cases' kind) on the
+            empty field: with hold, without hold, hard drop only (the targets must hold beyond the shared cases)
+  x_hard    the same hard-drop search on 30 queues of 11 independent random pieces (not bag queues: up to four of
+            a piece); no target, it shows where the search is still slow
 Prints n, solvable count, median / p99 / max, and for `empty`/`setups` solution-finder's warm median.
 """
 
@@ -29,7 +36,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT.parent / "shared" / "pc" / "cases.tsv"
-GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "chance")
+PATTERNS = ("LJSZIOT,*p4", "TOZSIJL,*p4", "IZLTSOJ,*p4", "LJSZIO,*p5", "*p7,TIJL")
+# use_hold, soft drop, 7-bag queues
+RANDOM_KINDS = {"r_hold": (True, True, True), "r_nohold": (False, True, True), "r_hard": (True, False, True)}
+RANDOM_KINDS["x_hard"] = (True, False, False)
+RANDOM_QUEUES = 100
+GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "patterns", "chance", *RANDOM_KINDS)
 
 
 def clear_caches() -> None:
@@ -103,6 +115,10 @@ def run_group(name: str, keep_caches: bool) -> dict:
         return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
     if name == "chance":
         return _chance_group()
+    if name == "patterns":
+        return _patterns_group()
+    if name in RANDOM_KINDS:
+        return _random_group(name, keep_caches)
     problems = []  # (id, field, lines, queue, hold, use_hold, soft_drop)
     for row in rows:
         base = (row["case_id"], _field(row), int(row["clear_lines"]), parse_queue(row["queue"]), None)
@@ -153,10 +169,67 @@ def _chance_group(seeds: tuple[int, ...] = (1, 2)) -> dict:
     return {"times": times, "solvable": exact, "ids": ids}
 
 
+def _patterns_group() -> dict:
+    """Each pattern's `percent` in a fresh interpreter (its peak memory is the process's): CPU s and MB."""
+    rows = []
+    for pattern in PATTERNS:
+        code = (
+            "import json, resource, sys, time\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "from ai.pc.api import percent\n"
+            "from game.rules import Rules\n"
+            "percent(0, 'IJLOSTZ,*p1', rules=Rules.named('srs'))  # loads the kernels: not part of the figure\n"
+            "started = time.process_time()\n"
+            f"result = percent(0, {pattern!r}, rules=Rules.named('srs'))\n"
+            "cpu = time.process_time() - started\n"
+            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+            "print(json.dumps([result.success, result.total, cpu, peak]))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+        rows.append([pattern, *json.loads(out.stdout.strip().splitlines()[-1])])
+    return {"times": [row[3] * 1000 for row in rows], "solvable": sum(row[1] for row in rows), "rows": rows}
+
+
+def _random_group(name: str, keep_caches: bool) -> dict:
+    """Fresh random 11-piece queues (seeded by the group's name) on the empty field: RANDOM_QUEUES 7-bag queues,
+    or 30 of independent pieces."""
+    import random
+
+    from ai.pc.api import solve
+    from game.pieces import ALL_PIECES, Piece
+    from game.rules import Rules
+
+    use_hold, soft, bags = RANDOM_KINDS[name]
+    rules = Rules.named("srs")
+    rng = random.Random(name)
+    times, solvable, ids = [], 0, []
+    for _ in range(RANDOM_QUEUES if bags else 30):
+        if bags:
+            first, second = list(ALL_PIECES), list(ALL_PIECES)
+            rng.shuffle(first)
+            rng.shuffle(second)
+            queue = (first + second)[:11]
+        else:
+            queue = [rng.choice(list(Piece)) for _ in range(11)]
+        if not keep_caches:
+            clear_caches()
+        started = time.thread_time()
+        result = solve(0, queue, use_hold=use_hold, soft_drop=soft, rules=rules, verify=False)
+        times.append((time.thread_time() - started) * 1000)
+        solvable += result.solvable
+        ids.append("".join(p.name for p in queue))
+    return {"times": times, "solvable": solvable, "ids": ids}
+
+
 def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) -> str:
     times = data["times"]
     if name == "percent":
         return f"{label:<8}{name:<10}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
+    if name == "patterns":
+        return "\n".join(
+            f"{label:<8}{'pattern':<10}{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
+            for pattern, success, total, cpu, peak in data["rows"]
+        )
     text = (
         f"{label:<8}{name:<10}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
         f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}"
