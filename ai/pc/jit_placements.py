@@ -22,8 +22,9 @@ def _fits(masks, tops, bits, sid):
 
 @njit(cache=True, nogil=True)
 def scratch():
-    """Work arrays for placements_into: (seed flags, unreachable flags, seen stamps, stack, trail, marked, stamp).
-    Flags are cleared again before a call returns, so one set serves any number of calls."""
+    """Work arrays for placements_into: (seed flags, unreachable flags, seen stamps, stack, trail, marked, stamp,
+    seeds, hidden spots' cells and states, done flags, predecessors). Flags are cleared again before a call
+    returns, so one set serves any number of calls (and no call allocates)."""
     return (
         np.zeros(_STATES, np.bool_),
         np.zeros(_STATES, np.bool_),
@@ -32,6 +33,11 @@ def scratch():
         np.empty(_STATES, np.int64),
         np.empty(_STATES, np.int64),
         np.zeros(1, np.int64),
+        np.empty(64, np.int64),
+        np.empty(4096, np.int64),
+        np.empty(4096, np.int64),
+        np.zeros(4096, np.bool_),
+        np.empty(256, np.int64),
     )
 
 
@@ -104,9 +110,8 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
 
     masks[sid]: the cells in rows 0..5 (the field's rows; higher cells never meet a block), tops[sid]: the
     highest row of the cells, -1 where the state is off the table."""
-    is_seed, unreachable, seen, stack, trail, marked, stamps = work
+    is_seed, unreachable, seen, stack, trail, marked, stamps, seeds, h_mask, h_sid, done, before = work
     n = 0
-    seeds = np.empty(64, np.int64)
     ns = 0
     for rot in range(4):
         base = rot * _ROT + (h - lows[rot] + 8) * _ROW + 8
@@ -135,8 +140,6 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
         return n
     # hidden resting spots below the seeds that no straight drop reaches
     found = n
-    h_mask = np.empty(4096, np.int64)
-    h_sid = np.empty(4096, np.int64)
     nh = 0
     for s in range(ns):
         sid = seeds[s] - _ROW
@@ -161,8 +164,7 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
         return n
     top = (h + 4 + 8) * _ROW  # SKY = 4 rows above the field
     nmarked = 0
-    done = np.zeros(nh, np.bool_)
-    before = np.empty(256, np.int64)
+    done[:nh] = False
     for first in range(nh):
         if done[first]:
             continue

@@ -135,8 +135,8 @@ def _children(bits, h, piece, soft, ident, moves):
     start = arena_fill[0] + 1
     arena[start - 1, 0] = n
     # ai.pc.movegen's order: plain drops first, then low placements before high ones (a stable sort)
-    order = np.empty(n, np.int64)
-    rank = np.empty(n, np.int64)
+    order = work[3]  # the placement kernel's stack and trail (16,384 entries) are free again: reused here
+    rank = work[4]
     for i in range(n):
         r = (0 if out_hard[i] else 64) + _bit_length(out_mask[i])
         j = i

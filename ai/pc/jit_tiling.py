@@ -138,12 +138,10 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
 def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
     """tiling.tileable's work from 8-bit piece counts (piece p in bits 8p..8p+7): parity, the counts capped
     at the pieces needed (and 15) as the search packs them, then the search."""
-    filled = 0
-    v = bits
-    while v:
-        v &= v - 1
-        filled += 1
-    empty = 10 * h - filled
+    v = bits - ((bits >> 1) & 0x5555555555555555)  # popcount (SWAR: no loop)
+    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
+    empty = 10 * h - (((v * 0x0101010101010101) >> 56) & 255)
     if empty % 4:
         return 0
     need = empty // 4
