@@ -3,7 +3,8 @@
 The finder (ai.pc.setup) is asked about every continuation of the known pieces (the piece in play, the previews
 and the hold) that the randomizer allows; the advice is the first placement that keeps the most continuations
 buildable, and the chance is that share, computed exactly for it. When hold was already pressed for the piece in
-play, no way starting with a hold is offered.
+play, no way starting with a hold is offered. A shape that saves a piece (Shape.save) is built without it, as
+ai.pc.setup defines: a continuation that could only build it by placing that piece does not count.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ai.pc.setup import Placement as SetupPlacement
-from ai.pc.setup import Shape, ShapeError, Way, finder
+from ai.pc.setup import Shape, ShapeError, Way, finder, window
 from ai.pc_service import hold_spent, overlay_cells, step_move
 from ai.protocol import Answer, BuildAnswer, BuildRequest, Snapshot
 from game.board import WIDTH
@@ -22,16 +23,16 @@ from game.randomizer import make_randomizer
 _ROW = (1 << WIDTH) - 1
 
 
-def remaining_shape(snapshot: Snapshot, must: int, may: int) -> Shape | None:
-    """The part of the shape still to build (None when it is complete); ShapeError when the board has a block
-    outside the shape (a piece was put elsewhere: the set-up cannot be built from here)."""
+def remaining_shape(snapshot: Snapshot, must: int, may: int, save: Piece | None = None) -> Shape | None:
+    """The part of the shape still to build, saving `save` (None when it is complete); ShapeError when the board
+    has a block outside the shape (a piece was put elsewhere: the set-up cannot be built from here)."""
     bits = snapshot.board.bits
     if bits & ~(must | may):
         raise ShapeError("a block lies outside the set-up's shape")
     left = must & ~bits
     if not left:
         return None
-    return Shape(bits, left, may & ~bits)
+    return Shape(bits, left, may & ~bits, save)
 
 
 MAX_FUTURES = 5040
@@ -41,7 +42,7 @@ LAZY_FUTURES = 64  # up to this many continuations, finders follow each queue (n
 def _futures(snapshot: Snapshot, shape: Shape) -> list[tuple[Piece, ...]]:
     """Every continuation of the known pieces long enough to build the shape (from the randomizer's state)."""
     known = 1 + len(snapshot.queue) + (snapshot.hold is not None)
-    unknown = max(0, shape.pieces_max + int(snapshot.rules.hold) - known)
+    unknown = max(0, window(shape, snapshot.rules.hold) - known)
     if unknown == 0:
         return [()]
     randomizer = make_randomizer(snapshot.randomizer, 0)
@@ -90,9 +91,10 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
     for head in search.firsts(queue, snapshot.hold, hold_spent(snapshot)):
         rest = search.after(head.piece, head.mask, lazy=lazy)
         after_queue, after_hold = _after(snapshot, head)
-        if rest is None:  # this piece finishes the shape
-            return Way((head,), after_hold if after_hold is not None else next(iter(after_queue), None)), 1.0
-        won = [f for f in futures if rest.buildable(after_queue + f, after_hold)]
+        if rest is None:  # this piece finishes the shape (and keeps the saved piece, or it does not count)
+            won = [f for f in futures if _keeps_saved(shape.save, head.piece, queue + f, snapshot.hold, search.keep)]
+        else:
+            won = [f for f in futures if rest.buildable(after_queue + f, after_hold)]
         share = len(won) / len(futures)
         if share > best[1] or (share == best[1] and share > 0 and best[0] is not None and _simpler(head, best[0])):
             best = (head, share, won)
@@ -100,10 +102,21 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
     if chosen is None:
         return None, 0.0
     rest = search.after(chosen.piece, chosen.mask, lazy=lazy)
-    assert rest is not None
     after_queue, after_hold = _after(snapshot, chosen)
+    if rest is None:
+        return Way((chosen,), after_hold if after_hold is not None else next(iter(after_queue), None)), share
     (tail,) = rest.ways(after_queue + won[0], after_hold, 1)
     return Way((chosen, *tail.placements), tail.leftover), share
+
+
+def _keeps_saved(save: Piece | None, last: Piece, queue: tuple[Piece, ...], hold: Piece | None, keep: int) -> bool:
+    """When placing `last` finishes the shape: whether the saved piece (if any) is still unplaced among the pieces
+    the build looks at (the hold piece and the first `keep` of the queue, less the one placed)."""
+    if save is None:
+        return True
+    pool = [hold, *queue[:keep]]
+    pool.remove(last)
+    return save in pool
 
 
 def _simpler(a: SetupPlacement, b: SetupPlacement) -> bool:
@@ -145,17 +158,22 @@ def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Ca
 
 
 def choice_chances(
-    snapshot: Snapshot, choices: tuple[tuple[str, int, int], ...], soft_drop: bool, should_stop: Callable[[], bool]
+    snapshot: Snapshot,
+    choices: tuple[tuple[str, int, int], ...],
+    soft_drop: bool,
+    should_stop: Callable[[], bool],
+    saves: tuple[tuple[str, Piece], ...] = (),
 ) -> tuple[tuple[str, float], ...] | None:
-    """Each choice (name, must, may) with the build chance the panel shows once it is picked: the share of the
-    continuations after its advised placement (plan); 0 when the board already has a block outside it. None when
-    a newer request came first."""
+    """Each choice (name, must, may; saving the piece `saves` gives for its name) with the build chance the panel
+    shows once it is picked: the share of the continuations after its advised placement (plan); 0 when the board
+    already has a block outside it. None when a newer request came first."""
+    saved = dict(saves)
     out = []
     for name, must, may in choices:
         if should_stop():
             return None
         try:
-            shape = remaining_shape(snapshot, must, may)
+            shape = remaining_shape(snapshot, must, may, saved.get(name))
             chance = 1.0 if shape is None else plan(snapshot, shape, soft_drop)[1]
         except ShapeError:
             chance = 0.0

@@ -180,7 +180,9 @@ def bench_guided(repeat: int) -> bool:
                 try:
                     while True:
                         snapshot, cells = positions.send(answer)
-                        shape = remaining_shape(snapshot, cells.must | cells.base, cells.may)
+                        shape = remaining_shape(
+                            snapshot, cells.must | cells.base, cells.may, entry.saved(mirror=mirror)
+                        )
                         started = time.process_time()
                         way, _ = plan(snapshot, shape, True)
                         times.append(time.process_time() - started)

@@ -69,7 +69,15 @@ class SetupEntry:
     notes: str
     margin: str = ""
     source: str = ""
+    save: str = ""  # the piece the set-up saves for the PC after it (a letter; "" none): the build leaves it unplaced
     figures: dict = field(default_factory=dict, compare=False)
+
+    def saved(self, *, mirror: bool = False) -> Piece | None:
+        """The piece the build must leave unplaced (mirrored with the shape), or None."""
+        if not self.save:
+            return None
+        piece = Piece.from_letter(self.save)
+        return mirror_piece(piece) if mirror else piece
 
     def cells(self, *, mirror: bool = False) -> SetupCells:
         """The shape: grey fumen cells are `base`, coloured ones `must`, margin `+` cells `may`."""
@@ -128,6 +136,7 @@ ENTRY_FIELDS = {
     "notes",
     "margin",
     "source",
+    "save",
     "figures",
 }
 
@@ -151,6 +160,7 @@ def entry_fields(raw: dict) -> dict:
         notes=str(raw.get("notes", "")),
         margin=str(raw.get("margin", "")),
         source=str(raw.get("source", "")),
+        save=Piece.from_letter(str(raw["save"])).name if raw.get("save") else "",
         figures=dict(raw.get("figures", {})),
     )
 

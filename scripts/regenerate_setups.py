@@ -43,6 +43,7 @@ HAND_FIELDS = (
     "bags",
     "hold",
     "finishes",
+    "save",
     "pc_pattern",
     "pc_lines",
     "notes",

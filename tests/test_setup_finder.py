@@ -31,7 +31,8 @@ ROW = (1 << WIDTH) - 1
 
 def brute_buildable(shape: Shape, queue, hold, use_hold: bool, drop: str) -> bool:
     """Direct enumeration: real hold (hold the piece in play, or swap with the hold slot), every placement the
-    engine's movement search (game.movegen.find_moves) reaches from spawn, no block outside '*'/'+', no full row."""
+    engine's movement search (game.movegen.find_moves) reaches from spawn, no block outside '*'/'+', no full row;
+    a shape that saves a piece is built only when one of it is left unplaced (in hold or still in the queue)."""
     rules, soft = rules_for(drop)
     queue = list(queue)
     n = len(queue)
@@ -48,7 +49,7 @@ def brute_buildable(shape: Shape, queue, hold, use_hold: bool, drop: str) -> boo
 
     def rec(bits, r, held):
         if not shape.must & ~bits:
-            return True
+            return shape.save is None or held == shape.save or shape.save in queue[r:]
         moves = []
         if r < n:
             moves.append((queue[r], r + 1, held))
@@ -122,6 +123,56 @@ class TestAgainstBruteForce:
         shape = Shape.from_text(SMALL_SHAPES["T slot"][0])
         assert can_build(shape, [Piece.T], use_hold=False)
         assert not can_build(shape, [Piece.T], use_hold=False, drop="harddrop")
+
+
+class TestSavedPiece:
+    """A shape that saves a piece (a library entry's `save`): every build leaves one of it unplaced."""
+
+    @pytest.mark.parametrize("use_hold", [True, False])
+    @pytest.mark.parametrize(
+        ("text", "pattern", "save"),
+        [
+            ("****______\n****______", "[IJLO],[IJLO],[IJLO]", Piece.O),  # no O, one O, two O
+            ("_______***\n_____*****", "[IJLOSZ],[IJLOSZ],[IJLOSZ]", Piece.L),
+        ],
+    )
+    def test_every_queue_agrees_with_brute_force(self, text, pattern, save, use_hold):
+        shape = Shape.from_text(text).saving(save)
+        sequences = parse_pattern(pattern).sequences()
+        search = finder(shape, use_hold=use_hold, queues=sequences)
+        lazy = finder(shape, use_hold=use_hold, queues=sequences, lazy=True)
+        got = [search.buildable(seq) for seq in sequences]
+        assert got == [brute_buildable(shape, seq, None, use_hold, "softdrop") for seq in sequences]
+        assert got == [lazy.buildable(seq) for seq in sequences]
+        plain = [can_build(shape.saving(None), seq, use_hold=use_hold) for seq in sequences]
+        assert any(got) and sum(got) < sum(plain)  # the rule takes builds away, never adds any
+        assert not any(g and not p for g, p in zip(got, plain))
+        for seq, ok in zip(sequences, got):
+            for way in search.ways(seq, None, 3) if ok else ():
+                placed = [p.piece for p in way.placements]
+                assert placed.count(save) <= seq.count(save) - 1
+
+    def test_a_bag_that_needs_the_saved_piece_does_not_build_it(self):
+        """Tub (save I) from the 2nd PC's four pieces I, J, O, T: the shape is built from them only by placing
+        the I (which the PC after it counts on), so the bag does not build the set-up."""
+        from ai.pc.setup import load_library
+
+        entry = next(e for e in load_library() if e.key == "pc2_tub_save_i")
+        shape = entry.shape()
+        assert shape.save is Piece.I and entry.shape(mirror=True).save is Piece.I
+        queue = [Piece.I, Piece.J, Piece.O, Piece.T]
+        ways = build_ways(shape.saving(None), queue, limit=20)
+        assert ways and all(Piece.I in [p.piece for p in way.placements] for way in ways)  # the shape alone: yes
+        assert not can_build(shape, queue) and build_ways(shape, queue) == []
+        assert tuple(queue) in build_chance(shape, [queue]).failed
+        keep = [Piece.J, Piece.S, Piece.T, Piece.I]  # J, S, T build it and the I stays
+        (way,) = build_ways(shape, keep)
+        assert Piece.I not in [p.piece for p in way.placements] and way.leftover is Piece.I
+        assert not can_build(shape, [Piece.J, Piece.S, Piece.T, Piece.O])  # no I in the bag: nothing to save
+
+    def test_mirror_saves_the_mirrored_piece(self):
+        shape = Shape.from_text("_______***\n_____*****").saving(Piece.J)
+        assert shape.mirrored().save is Piece.L and shape.mirrored().mirrored() == shape
 
 
 class TestShape:

@@ -15,7 +15,7 @@ from ai.pc.setup import LibraryError, Shape, library_shapes, load_library
 
 ROOT = Path(__file__).resolve().parents[1]
 # cheap entries whose every figure (build, mirror, either, PC, T-spin) is recomputed in the test run
-SAMPLE = ("tki", "dt_cannon_2", "grace", "pc6_six")
+SAMPLE = ("tki", "dt_cannon_2", "grace", "pc2_tub_save_i", "pc6_six")
 
 
 def _script():
@@ -72,6 +72,24 @@ class TestContents:
             assert not (shape.built & ~cells) and not (cells & ~(shape.built | shape.may)), entry.key
             mirrored = entry.colours(mirror=True)
             assert [r[::-1] for r in mirrored] == [r.translate(str.maketrans("JLSZ", "LJZS")) for r in rows]
+
+    def test_a_saved_piece_is_not_in_the_reference_build(self, library):
+        """An entry that saves a piece: its PC figure starts with that piece, its reference build (the cells the
+        PC figure is computed from) does not use it, and its mirror saves the mirrored piece."""
+        saving = [entry for entry in library if entry.save]
+        assert {"pc2_tub_save_i", "pco_i_saved", "grace", "pc4_no_il"} <= {entry.key for entry in saving}
+        for entry in saving:
+            assert entry.pc_pattern.split(",")[0] == entry.save, entry.key
+            assert not any(entry.save in row for row in entry.colours()), entry.key
+            assert entry.shape().save.name == entry.save
+            if entry.mirror:
+                assert entry.shape(mirror=True).save == entry.shape().mirrored().save
+
+    def test_a_save_that_does_not_start_the_pc_pattern_is_refused(self, tmp_path):
+        text = (ROOT / "assets" / "setups" / "pc_loop.toml").read_text(encoding="utf-8")
+        (tmp_path / "pc_loop.toml").write_text(text.replace('save = "I"', 'save = "O"', 1), encoding="utf-8")
+        with pytest.raises(LibraryError, match="saves O needs a pc_pattern that starts with O"):
+            load_library(tmp_path)
 
     def test_shapes_in_the_library_work_as_cover_names(self, library):
         shapes = library_shapes(library)

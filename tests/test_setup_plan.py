@@ -23,12 +23,19 @@ def _bench():
 
 
 @pytest.mark.parametrize(
-    ("key", "mirror", "seed"), [("pco_with_I", False, 0), ("dt_cannon_1", True, 1), ("tki", False, 2)]
+    ("key", "mirror", "seed"),
+    [
+        ("pco_with_I", False, 0),
+        ("dt_cannon_1", True, 1),
+        ("tki", False, 2),
+        ("pc2_tub_save_i", False, 14),  # set-ups that save a piece: the rest of the shape saves it too
+        ("pc4_no_il", True, 0),
+    ],
 )
 def test_the_advised_first_placement_has_the_best_exact_share(key, mirror, seed):
     entry = next(e for e in load_library() if e.key == key)
     snapshot, cells = next(_bench().guided_positions(entry, mirror, seed))
-    shape = remaining_shape(snapshot, cells.must | cells.base, cells.may)
+    shape = remaining_shape(snapshot, cells.must | cells.base, cells.may, entry.saved(mirror=mirror))
     clear_finders()
     way, share = plan(snapshot, shape, True)
     queue = (snapshot.current, *snapshot.queue)
@@ -37,7 +44,7 @@ def test_the_advised_first_placement_has_the_best_exact_share(key, mirror, seed)
     shares = {}
     for head in search.firsts(queue, snapshot.hold):
         after_queue, after_hold = _after(snapshot, head)
-        rest = Shape(shape.base | head.mask, shape.must & ~head.mask, shape.may & ~head.mask)
+        rest = Shape(shape.base | head.mask, shape.must & ~head.mask, shape.may & ~head.mask, shape.save)
         fresh = build_chance(rest, [after_queue + f for f in futures], hold=after_hold)  # a new finder
         shares[head] = fresh.rate
         child = search.after(head.piece, head.mask)
@@ -48,3 +55,39 @@ def test_the_advised_first_placement_has_the_best_exact_share(key, mirror, seed)
     if share > 0:
         assert way is not None and shares[way.placements[0]] == pytest.approx(share)
         assert way.cells & ~shape.allowed == 0 and shape.must & ~way.cells == 0  # the way builds the shape
+
+
+def test_guided_practice_keeps_the_saved_piece():
+    """Tub (save I) with I, J, O, T left in the bag (the 2nd PC): those pieces make the shape only by placing the
+    I, so the coach offers no way and a build chance of 0; with J, S, T, I the advice builds it and keeps the I."""
+    from ai.protocol import Snapshot
+    from game.board import Board
+    from game.pieces import Piece
+    from game.rules import Rules
+
+    entry = next(e for e in load_library() if e.key == "pc2_tub_save_i")
+    cells = entry.cells()
+
+    def position(bag: str) -> Snapshot:
+        pieces = [Piece[c] for c in bag]
+        return Snapshot(
+            board=Board.empty(),
+            current=pieces[0],
+            queue=tuple(pieces[1:]) + (Piece.Z, Piece.L),  # the next bag's first two in the previews
+            hold=None,
+            hold_used=False,
+            b2b=0,
+            combo=0,
+            rules=Rules.named("srs"),
+            randomizer="7bag",
+            randomizer_state=tuple(sorted(set(Piece) - {Piece.Z, Piece.L})),
+        )
+
+    clear_finders()
+    snapshot = position("IJOT")
+    assert plan(snapshot, remaining_shape(snapshot, cells.must, cells.may), True)[1] > 0  # the shape alone: yes
+    assert plan(snapshot, remaining_shape(snapshot, cells.must, cells.may, Piece.I), True) == (None, 0.0)
+    snapshot = position("JSTI")
+    way, share = plan(snapshot, remaining_shape(snapshot, cells.must, cells.may, Piece.I), True)
+    assert share == 1.0 and way is not None
+    assert Piece.I not in [p.piece for p in way.placements] and way.leftover is Piece.I

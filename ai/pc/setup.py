@@ -13,8 +13,13 @@ as it is at that moment. Pieces rest on something (the generator only yields res
 as soon as every `*` cell is filled; pieces not needed stay in the queue. No placement may complete a row: line
 clears during a build are not allowed (a shape whose `X` and `*` cells fill a whole row is refused).
 
+A shape may save a piece (`Shape.save`, a library entry's `save`): the PC after the set-up counts on it, so a
+build must leave one of it unplaced, in hold or still in the queue, among the pieces the build looks at (`window`:
+the pieces it can place, plus one). A queue that holds exactly one of it builds the shape without it; a queue with
+none of it does not build the shape; with two, one may be placed.
+
 Public API (used by `python main.py setup`, scripts/regenerate_setups.py and the guided-practice UI):
-    Shape.from_text(text) / Shape.from_fumen(code, fill="I", margin="O") / shape.mirrored()
+    Shape.from_text(text) / Shape.from_fumen(code, fill="I", margin="O") / shape.mirrored() / shape.saving(P)
     build_ways(shape, queue, *, hold=None, use_hold=True, rules=None, drop="softdrop", limit=1) -> list[Way]
     can_build(shape, queue, ...) -> bool
     build_chance(shape, pattern, ...) -> BuildChance(success, total, rate, failed, ways, elapsed_ms)
@@ -60,13 +65,17 @@ class ShapeError(ValueError):
 # --- the target shape -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Shape:
-    """Cells as bitboards (bit y*10+x): `base` already filled, `must` to fill, `may` margin. Rows 0..height-1."""
+    """Cells as bitboards (bit y*10+x): `base` already filled, `must` to fill, `may` margin. Rows 0..height-1.
+    `save`: a piece every build leaves unplaced (see the module docstring), or None."""
 
     base: Bitboard
     must: Bitboard
     may: Bitboard = 0
+    save: Piece | None = None
 
     def __post_init__(self) -> None:
+        if self.save is not None and not isinstance(self.save, Piece):
+            raise ShapeError(f"the saved piece must be a piece, got {self.save!r}")
         if self.base & self.must or self.base & self.may or self.must & self.may:
             raise ShapeError("a cell is given two roles (filled, must fill, may fill)")
         if not self.must:
@@ -168,7 +177,12 @@ class Shape:
         return cls(base, built & ~base & ~may, may)
 
     def mirrored(self) -> Shape:
-        return Shape(_mirror(self.base), _mirror(self.must), _mirror(self.may))
+        save = MIRROR_PIECE[self.save] if self.save is not None else None
+        return Shape(_mirror(self.base), _mirror(self.must), _mirror(self.may), save)
+
+    def saving(self, piece: Piece | None) -> Shape:
+        """The same cells, saving `piece` (None: saving nothing)."""
+        return Shape(self.base, self.must, self.may, piece)
 
     def to_text(self) -> str:
         rows = []
@@ -350,7 +364,8 @@ class Finder:
         self.soft_drop = soft_drop
         self.use_hold = use_hold
         self.h = shape.height
-        self.keep = shape.pieces_max + (1 if use_hold else 0)
+        self.keep = window(shape, use_hold)
+        self.save = shape.save.name if shape.save is not None else None
         self.max_counts = None if max_counts is None else {int(p): n for p, n in max_counts.items()}
         self.arrangements: list[tuple[tuple[int, Bitboard, int], ...]] = (
             _arrangements(shape, self.max_counts) if arrangements is None else arrangements
@@ -375,7 +390,7 @@ class Finder:
         if self.max_counts is None:
             return True
         letters = [Piece(p) for p in queue][: self.keep]
-        counts = _piece_counts([tuple(letters)], hold, self.keep)
+        counts = _piece_counts([tuple(letters)], hold, self.keep, self.shape.save)
         return all(n <= self.max_counts.get(int(p), 0) for p, n in counts.items())
 
     # reachability of one placement in a field
@@ -410,6 +425,11 @@ class Finder:
 
         return suffixes(0, base)
 
+    def _saved(self, letters: str, idx: int, held: str | None) -> bool:
+        """Whether the saved piece (if any) is among the pieces not placed: the buffer (hold) and the queue from
+        `idx` on (the queue is already cut to the window)."""
+        return self.save is None or self.save == held or self.save in letters[idx:]
+
     def _start(self, letters: str, hold: Piece | None) -> tuple[int, str | None]:
         if hold is not None and not self.use_hold:
             raise ShapeError("a hold piece was given but hold is not allowed")
@@ -440,7 +460,7 @@ class Finder:
         orders, prefixes = self.orders, self.prefixes
 
         def walk(prefix: str, idx: int, held: str | None) -> None:
-            if prefix in orders:
+            if prefix in orders and self._saved(letters, idx, held):
                 found.append((prefix, orders[prefix]))
             if prefix not in prefixes:
                 return
@@ -456,7 +476,7 @@ class Finder:
         """Follow the queue through every arrangement at once: `live` maps (arrangement, placements made) to
         the field; an arrangement whose placements are all made is a build. `first`: stop at the first build."""
         done = [number for (number, subset) in live if subset == (1 << len(self.arrangements[number])) - 1]
-        if done:
+        if done and self._saved(letters, idx, held):
             found.append((prefix, done[:8]))
         if len(done) == len(live) or (first and found):
             return
@@ -527,7 +547,7 @@ class Finder:
         child = self._children.get(key)
         if child is None:
             placed = (int(piece), mask, 0)
-            rest = Shape(self.shape.base | mask, self.shape.must & ~mask, self.shape.may & ~mask)
+            rest = Shape(self.shape.base | mask, self.shape.must & ~mask, self.shape.may & ~mask, self.shape.save)
             arrangements = [tuple(p for p in a if p != placed) for a in self.arrangements if placed in a]
             child = Finder(rest, self.rules, self.soft_drop, self.use_hold, None, lazy, arrangements)
             self._children[key] = child
@@ -702,13 +722,24 @@ def _hold_flags(
 
 
 # --- the public functions ---------------------------------------------------------------------------------
-def _piece_counts(sequences: Iterable[tuple[Piece, ...]], hold: Piece | None, keep: int) -> dict[Piece, int]:
-    """For each piece, the most copies of it any queue (cut to `keep` pieces, plus the hold piece) holds."""
+def window(shape: Shape, use_hold: bool) -> int:
+    """How many pieces of a queue (after the hold piece) a build of the shape looks at: the most it can place,
+    plus one for hold or for the saved piece."""
+    return shape.pieces_max + (1 if use_hold or shape.save is not None else 0)
+
+
+def _piece_counts(
+    sequences: Iterable[tuple[Piece, ...]], hold: Piece | None, keep: int, save: Piece | None = None
+) -> dict[Piece, int]:
+    """For each piece, the most copies of it any queue (cut to `keep` pieces, plus the hold piece) holds that a
+    build may place (one saved piece fewer)."""
     best: dict[Piece, int] = {}
     for seq in sequences:
         counts: dict[Piece, int] = {}
         for p in list(seq)[:keep] + ([hold] if hold is not None else []):
             counts[p] = counts.get(p, 0) + 1
+        if save is not None:
+            counts[save] = counts.get(save, 0) - 1
         for p, n in counts.items():
             if n > best.get(p, 0):
                 best[p] = n
@@ -730,8 +761,7 @@ def finder(
     rules, soft = rules_for(drop, rules)
     counts = None
     if queues is not None:
-        keep = shape.pieces_max + (1 if use_hold else 0)
-        counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, keep)
+        counts = _piece_counts((tuple(Piece(p) for p in q) for q in queues), hold, window(shape, use_hold), shape.save)
     key = (shape, rules.cache_key(), soft, use_hold, None if counts is None else tuple(sorted(counts.items())), lazy)
     found = _FINDERS.get(key)
     if found is None:
@@ -889,7 +919,7 @@ class LibraryEntry(SetupEntry):
 
     def shape(self, *, mirror: bool = False) -> Shape:
         cells = self.cells(mirror=mirror)
-        return Shape(cells.base, cells.must, cells.may)
+        return Shape(cells.base, cells.must, cells.may, self.saved(mirror=mirror))
 
 
 def _entry(raw: dict, where: str) -> LibraryEntry:
@@ -906,6 +936,10 @@ def _entry(raw: dict, where: str) -> LibraryEntry:
         raise LibraryError(f"{where}: family must be one of {', '.join(FAMILIES)}, got {entry.family!r}")
     if entry.family == "pc" and not (entry.pc and 1 <= entry.pc <= 7):
         raise LibraryError(f"{where}: a 'pc' entry needs pc = 1..7")
+    if entry.save and entry.pc_pattern and entry.pc_pattern.split(",")[0].strip().upper() != entry.save:
+        raise LibraryError(
+            f"{where}: an entry that saves {entry.save} needs a pc_pattern that starts with {entry.save}"
+        )
     try:
         entry.shape()
         parse_pattern(entry.bags)
