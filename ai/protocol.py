@@ -300,6 +300,9 @@ class BuildRequest:
     drop: str = "softdrop"
     # Other set-ups the player may pick instead, as (name, must, may): the answer says how likely each is built.
     choices: tuple[tuple[str, int, int], ...] = ()
+    # The piece the set-up saves for its PC (built without it: ai.pc.setup), and each choice's, by name.
+    save: Piece | None = None
+    saves: tuple[tuple[str, Piece], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 The finder (ai.pc.setup) is asked about every continuation of the known pieces (the piece in play, the previews
 and the hold) that the randomizer allows; the advice is the first placement that keeps the most continuations
 buildable, and the chance is that share, computed exactly for it. When hold was already pressed for the piece in
-play, no way starting with a hold is offered. A shape that saves a piece (Shape.save) is built without it, as
-ai.pc.setup defines: a continuation that could only build it by placing that piece does not count.
+play, no way starting with a hold is offered. A set-up that saves a piece (BuildRequest.save, and `saves` for the
+choices) is built without it, as ai.pc.setup defines: a continuation that could only build it by placing that
+piece does not count.
 """
 
 from __future__ import annotations
@@ -119,6 +120,11 @@ def _keeps_saved(save: Piece | None, last: Piece, queue: tuple[Piece, ...], hold
     return save in pool
 
 
+def _piece(value: object) -> Piece | None:
+    """A saved piece from a request: a Piece, anything else none (a request is checked, never trusted)."""
+    return value if isinstance(value, Piece) else None
+
+
 def _simpler(a: SetupPlacement, b: SetupPlacement) -> bool:
     """Between two placements with the same share: no hold before hold, a plain hard drop before a tuck."""
     return (a.hold, not a.hard) < (b.hold, not b.hard)
@@ -129,7 +135,7 @@ def solve_build(request: BuildRequest, should_stop: Callable[[], bool], send: Ca
     snapshot = request.snapshot
     soft_drop = request.drop != "harddrop"
     try:
-        shape = remaining_shape(snapshot, request.must, request.may)
+        shape = remaining_shape(snapshot, request.must, request.may, _piece(request.save))
     except ShapeError as error:
         _send_with_choices(
             request, BuildAnswer(request.generation, buildable=False, note=str(error)), should_stop, send
@@ -189,6 +195,7 @@ def _send_with_choices(
         send(answer)
         return
     send(replace(answer, final=False))
-    chances = choice_chances(request.snapshot, request.choices, request.drop != "harddrop", should_stop)
+    saves = tuple((name, piece) for name, piece in request.saves if _piece(piece) is not None)
+    chances = choice_chances(request.snapshot, request.choices, request.drop != "harddrop", should_stop, saves)
     if chances is not None:
         send(replace(answer, choices=chances))

@@ -12,6 +12,7 @@ from ai.pc.setup import Shape, build_chance
 from game.executor import KeyExecutor
 from game.finesse import Key
 from game.handling import Button
+from game.pieces import Piece
 from game.randomizer import make_randomizer
 from game.setups import read_library
 from tests.players import Keys, run_until
@@ -226,9 +227,14 @@ def test_loop_mode_goes_on_to_the_next_pc_with_its_set_ups(app):
     entries = read_library()
     entry = next(e for e in entries if e.key == "pco_no_I")
     keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=3)
+    scene = SetupPracticeScene(app, entry, entries, seed=2)  # a bag that builds it and keeps the I
     keys.scene = scene
     app.scenes.push(scene)
+    # the coach builds the PCO wall without the I, which it saves (in hold or next) for the PC
+    assert _play_advice(app, keys, scene, lambda: scene.target.built(scene.game), limit=8)
+    game = scene.game
+    placed = {game.board.colour_at(x, y) for x in range(10) for y in range(4)}
+    assert Piece.I in (game.hold, game.active.piece) and int(Piece.I) + 1 not in placed  # colour code = piece + 1
     assert _play_advice(app, keys, scene, lambda: scene.game.stats.perfect_clears == 1, limit=12)
     app.draw(app.screen)
     # the 1st PC is made: the 2nd PC of the loop starts from this bag with its set-ups, the coach picking the best

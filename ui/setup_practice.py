@@ -15,6 +15,7 @@ import pygame
 
 from game.board import Board
 from game.events import Locked
+from game.pieces import Piece
 from game.setups import SetupEntry, next_pc, start_bag
 from ui import render as R
 from ui import setup_stats
@@ -30,11 +31,13 @@ _PICK_KEYS = {getattr(pygame, f"K_{n}"): n for n in range(1, MAX_CHOICES + 1)}
 @dataclass(frozen=True)
 class PracticeTarget(BuildTarget):
     """A BuildTarget with what set-up practice adds: the statistics key, the other set-ups the bag may build
-    instead (name = statistics key, must, may), and the line and piece counts when this build began (in loop
-    mode a build starts after a PC)."""
+    instead (name = statistics key, must, may), the piece this set-up saves and those the choices save (name,
+    piece), and the line and piece counts when this build began (in loop mode a build starts after a PC)."""
 
     key: str = ""
     choices: tuple[tuple[str, int, int], ...] = ()
+    save: Piece | None = None
+    saves: tuple[tuple[str, Piece], ...] = ()
     lines_at_start: int = 0
     pieces_at_start: int = 0
 
@@ -52,11 +55,15 @@ def practice_target(
     entry: SetupEntry, mirrored: bool, group: list[SetupEntry], lines: int = 0, pieces: int = 0
 ) -> PracticeTarget:
     cells = entry.cells(mirror=mirrored)
-    choices = []
+    choices, saves = [], []
     for other in group:
         for mirror in (False, True) if other.mirror else (False,):
             shape = other.cells(mirror=mirror)
-            choices.append((setup_stats.stats_key(other.key, mirror), shape.must | shape.base, shape.may))
+            name = setup_stats.stats_key(other.key, mirror)
+            choices.append((name, shape.must | shape.base, shape.may))
+            saved = other.saved(mirror=mirror)
+            if saved is not None:
+                saves.append((name, saved))
     # The grey cells count as part of the shape (they stand from the start): a set-up over an earlier bag's
     # stack (DT Cannon's 2nd bag) has no 'block outside the shape'.
     return PracticeTarget(
@@ -66,6 +73,8 @@ def practice_target(
         entry.finishes,
         key=setup_stats.stats_key(entry.key, mirrored),
         choices=tuple(choices[: MAX_CHOICES * 4]),
+        save=entry.saved(mirror=mirrored),
+        saves=tuple(saves),
         lines_at_start=lines,
         pieces_at_start=pieces,
     )
@@ -101,9 +110,14 @@ class SetupCoach(Coach):
         key = position_key(game)
         target = self.target
         if key is not None and isinstance(target, PracticeTarget) and self.building and not self.builds.settled(key):
-            choices = target.choices if game.stats.pieces == target.pieces_at_start else ()
+            choosing = game.stats.pieces == target.pieces_at_start
             generation = self.scene.app.worker().build(
-                snapshot_of(game), must=target.must, may=target.may, choices=choices
+                snapshot_of(game),
+                must=target.must,
+                may=target.may,
+                choices=target.choices if choosing else (),
+                save=target.save,
+                saves=target.saves if choosing else (),
             )
             self.builds.ask(key, generation, self.scene.clock)
         super()._request()
