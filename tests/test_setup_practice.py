@@ -247,4 +247,74 @@ def test_loop_mode_goes_on_to_the_next_pc_with_its_set_ups(app):
         assert run_until(app, lambda: scene.coach.build_panel().status == "possible", 120)
     else:
         assert scene.choice_lines() == ["This bag builds none of them", "R deals a new bag"]
+    assert "pco_no_I" not in setup_stats.load()  # counted when the run ends (undo could still take the PC back)
+    testing.tap(app, "r")  # a new bag: the run ends
     assert setup_stats.load()["pco_no_I"].pcs == 1
+
+
+def _menu_line(app, key: str) -> str:
+    """What the set-up list shows under the entry `key` (statistics key): the player's practice line."""
+    menu = SetupMenuScene(app)
+    menu.index = next(i for i, e in enumerate(menu.entries) if e.key == key.split("/")[0])
+    menu.mirrored = key.endswith("/mirror")
+    return menu.lines()[-1]
+
+
+def _undo(app, keys, scene) -> None:
+    """The undo key (Ctrl+Z), pressed for one tick (the test player stands in for the keyboard)."""
+    pieces = scene.game.stats.pieces
+    keys.pending = [Button.UNDO]
+    assert run_until(app, lambda: scene.game.stats.pieces == pieces - 1)
+
+
+def test_an_attempt_taken_back_by_undo_does_not_count(app):
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == "pco_with_I")
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=3)
+    keys.scene = scene
+    app.scenes.push(scene)
+    assert _play_advice(app, keys, scene, lambda: scene.game.stats.pieces == 1)
+    _undo(app, keys, scene)  # back to the empty board: nothing of this build was placed
+    testing.tap(app, "r")  # a new bag
+    assert _menu_line(app, "pco_with_I") == "Your practice: not tried yet"
+
+
+def test_a_shape_taken_apart_by_undo_is_not_built_and_a_pause_ends_nothing(app):
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == "pco_with_I")
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=3)
+    keys.scene = scene
+    app.scenes.push(scene)
+    assert _play_advice(app, keys, scene, lambda: scene.target.built(scene.game))
+    testing.tap(app, "escape")  # pause
+    assert app.scenes.top is not scene
+    testing.tap(app, "escape")  # and back
+    assert app.scenes.top is scene
+    _undo(app, keys, scene)  # the last piece of the shape comes off
+    assert not scene.target.built(scene.game)
+    testing.tap(app, "r")
+    assert _menu_line(app, "pco_with_I") == "Your practice: 1 attempts, 0 built, 0 PCs"
+
+
+def test_a_pc_taken_back_by_undo_does_not_count(app):
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == "pco_no_I")
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=2)
+    keys.scene = scene
+    app.scenes.push(scene)
+    assert _play_advice(app, keys, scene, lambda: scene.game.stats.perfect_clears == 1, limit=12)
+    assert scene.entry.pc == 2  # loop mode went on to the 2nd PC
+    _undo(app, keys, scene)  # the piece that made the PC comes off: the 1st PC is being played again
+    assert scene.entry.key == "pco_no_I" and scene.target.key == "pco_no_I" and scene.game.stats.perfect_clears == 0
+    testing.tap(app, "r")
+    assert _menu_line(app, "pco_no_I") == "Your practice: 1 attempts, 1 built, 0 PCs"
+    assert all(e.pc != 2 or _menu_line(app, e.key) == "Your practice: not tried yet" for e in entries)

@@ -9,7 +9,6 @@ The chances come from the worker (BuildRequest.choices, answered by ai.setup_ser
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 import pygame
 
@@ -93,6 +92,26 @@ def practice_start(entry: SetupEntry, seed: int, mirrored: bool, group: list[Set
     )
 
 
+@dataclass
+class Attempt:
+    """One build of one entry (its statistics key) with a piece placed: the placement count at which its shape
+    first stood (None while it does not) and the one that made its PC. Undo takes back what it undid."""
+
+    key: str
+    built_at: int | None = None
+    pc_at: int | None = None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A build that led to its PC, and what was being built, to come back to if undo takes the PC back."""
+
+    attempt: Attempt
+    entry: SetupEntry
+    mirrored: bool
+    target: PracticeTarget
+
+
 class SetupCoach(Coach):
     """The coach with set-up practice's two additions: the build request carries the choices while nothing of
     the build is placed yet, and a build may begin after lines were cleared (loop mode)."""
@@ -142,12 +161,13 @@ class SetupPracticeScene(PlayScene):
         loop: bool = True,
     ) -> None:
         self.entry, self.mirrored, self.entries, self.loop = entry, mirrored and entry.mirror, entries, loop
-        self._attempt: dict[str, Any] | None = None
+        self._attempt: Attempt | None = None
+        self._finished: list[Finished] = []  # PCs made this run, counted when the run ends (undo may take them back)
         self._auto_pick = False
+        self.stats_problem: str | None = None
         seed = seed if seed is not None else app.new_seed()
         super().__init__(app, SETUP_PRACTICE, self._fresh_start(seed), seed)
         self.coach = SetupCoach(self)
-        self.stats_problem: str | None = None
 
     # --- starts and picks ---------------------------------------------------------------------------------
     def _fresh_start(self, seed: int) -> StartPosition:
@@ -202,13 +222,11 @@ class SetupPracticeScene(PlayScene):
         self._attempt = None
 
     # --- the game ---------------------------------------------------------------------------------------
-    def new_game(self, seed: int | None = None) -> None:
+    def _save_attempts(self) -> None:
+        """The run ends (a new bag, the same bag again, quit to the title, end run): its builds are counted.
+        Pausing is no end (the pause screen also takes the scene off the top)."""
         self._close_attempt()
-        super().new_game(seed)
-
-    def on_exit(self) -> None:
-        self._close_attempt()
-        super().on_exit()
+        super()._save_attempts()
 
     def handle(self, event) -> None:
         if event.type == pygame.KEYDOWN and self.choosing():
@@ -229,16 +247,39 @@ class SetupPracticeScene(PlayScene):
         if self._auto_pick and self.choices():
             self._auto_pick = False
             self.pick_best()
+        self._follow_undo()
         target = self.target
-        if game.stats.pieces > target.pieces_at_start and self._attempt is None:
-            self._attempt = {"key": target.key, "built": False, "pc": False}
-        if self._attempt is not None and target.built(game):
-            self._attempt["built"] = True
-        if game.stats.perfect_clears > pcs and self._attempt is not None and self._attempt["built"]:
-            self._attempt["pc"] = True
-            self._close_attempt()
+        pieces, building = game.stats.pieces, game.stats.lines == target.lines_at_start
+        if self._attempt is None and pieces > target.pieces_at_start and building:
+            self._attempt = Attempt(target.key)
+        attempt = self._attempt
+        if attempt is None:
+            return
+        if attempt.built_at is None and building and target.built(game):
+            attempt.built_at = pieces
+        if game.stats.perfect_clears > pcs and attempt.built_at is not None:
+            attempt.pc_at = pieces
+            self._finished.append(Finished(attempt, self.entry, self.mirrored, target))
+            self._attempt = None
             if self.loop and self.entry.family == "pc" and self.entry.pc:
                 self._next_pc(next_pc(self.entry.pc))
+
+    def _follow_undo(self) -> None:
+        """Undo takes back what it undid: a PC (the build it finished is open again, and in loop mode its set-up
+        is the target again), a shape that stood, an attempt whose every piece was taken back (it never was)."""
+        pieces = self.game.stats.pieces
+        while self._finished and pieces < (self._finished[-1].attempt.pc_at or 0):
+            done = self._finished.pop()
+            self.entry, self.mirrored, self._auto_pick = done.entry, done.mirrored, False
+            self.start = replace(self.start or StartPosition(), build=done.target, label=done.target.name)
+            self.coach.builds = Channel("build")
+            self.coach.progress = PcProgress()
+            self._attempt = replace(done.attempt, pc_at=None)
+        attempt = self._attempt
+        if attempt is not None and pieces <= self.target.pieces_at_start:
+            self._attempt = None
+        elif attempt is not None and attempt.built_at is not None and pieces < attempt.built_at:
+            attempt.built_at = None
 
     def _next_pc(self, n: int) -> None:
         """Loop mode: the PC is made; the next PC of the loop starts here, from this bag, with its set-ups (the
@@ -252,10 +293,14 @@ class SetupPracticeScene(PlayScene):
         self.popups.append(Popup(f"ON TO THE {ordinal(n).upper()} PC", R.ACCENT, self.clock))
 
     def _close_attempt(self) -> None:
-        attempt = getattr(self, "_attempt", None)
+        """Count this run's builds: each that led to a PC, and the one in progress (built if its shape stands)."""
+        finished, attempt = getattr(self, "_finished", []), getattr(self, "_attempt", None)
+        self._finished, self._attempt = [], None
+        for done in finished:
+            self.stats_problem = setup_stats.record(done.attempt.key, built=True, pc=True) or self.stats_problem
         if attempt is not None:
-            self._attempt = None
-            self.stats_problem = setup_stats.record(attempt["key"], built=attempt["built"], pc=attempt["pc"])
+            built = attempt.built_at is not None
+            self.stats_problem = setup_stats.record(attempt.key, built=built, pc=False) or self.stats_problem
 
     # --- drawing ------------------------------------------------------------------------------------------
     def choice_lines(self) -> list[str]:

@@ -3,8 +3,11 @@ mirror), kept as JSON beside the game history (`setup_stats.json` in the data fo
 `STACKCOACH_DATA_DIR` moves it). No pygame here.
 
 An attempt is one build of one entry that got at least one piece placed; `built` counts the attempts whose shape
-stood, `pcs` the attempts that went on to a perfect clear. A file that cannot be read counts as empty (and is
-left alone until the next save replaces it); a save that fails is reported, never raised.
+stood, `pcs` the attempts that went on to a perfect clear. Set-up practice (ui.setup_practice) counts a run's
+attempts when the run ends (a new bag, the same bag again, quit, end run; a pause ends nothing), so what undo took
+back never counts: an attempt whose pieces were all undone, a shape no longer standing, a PC undone. A file that
+cannot be read counts as empty (and is left alone until the next save replaces it); a save that fails is reported,
+never raised.
 """
 
 from __future__ import annotations
