@@ -133,6 +133,15 @@ def test_a_misplaced_piece_is_called_and_can_be_rewound(app):
     assert game.stats.pieces == 0 and not coach.pc_lost
 
 
+def test_the_menu_says_which_piece_a_set_up_keeps(app):
+    menu = SetupMenuScene(app)
+    app.scenes.push(menu)
+    menu.index = next(i for i, e in enumerate(menu.entries) if e.key == "pc2_lst_save_j")
+    assert menu.lines()[1] == "Built from *p4 with hold, keeping the J; finishes: PC"
+    testing.tap(app, "m")  # the mirror keeps the L
+    assert menu.lines()[1] == "Built from *p4 with hold, keeping the L; finishes: PC"
+
+
 def test_the_menu_lists_the_library_and_starts_a_build(app):
     from ui.menus import TitleScene
 

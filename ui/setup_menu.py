@@ -52,10 +52,12 @@ class SetupMenuScene(Scene):
         if entry is None:
             return [self.error or "The library is empty."]
         f = entry.figures
+        saved = entry.saved(mirror=self.mirrored and entry.mirror)
         out = [
             entry.title(),
-            f"Built from {entry.bags}{' with hold' if entry.hold else ''}; "
-            f"finishes: {', '.join(entry.finishes) or '—'}",
+            f"Built from {entry.bags}{' with hold' if entry.hold else ''}"
+            + (f", keeping the {saved.name}" if saved is not None else "")
+            + f"; finishes: {', '.join(entry.finishes) or '—'}",
         ]
         if "build_rate" in f:
             out.append(
