@@ -134,11 +134,17 @@ def _children(bits, h, piece, soft, ident, moves):
         arena_fill[0] = 0
     start = arena_fill[0] + 1
     arena[start - 1, 0] = n
-    # ai.pc.movegen's order: plain drops first, then low placements before high ones (a stable sort)
+    # ai.pc.movegen's order (a stable sort): plain drops first, then the fewest holes covered, then low before high
     order = work[3]  # the placement kernel's stack and trail (16,384 entries) are free again: reused here
     rank = work[4]
     for i in range(n):
-        r = (0 if out_hard[i] else 64) + _bit_length(out_mask[i])
+        m = out_mask[i]
+        below = 0  # the cells under the piece in its columns (ai.pc.movegen.holes_under)
+        shifted = m >> 10
+        while shifted:
+            below |= shifted
+            shifted >>= 10
+        r = (0 if out_hard[i] else 4096) + _popcount(below & ~bits & ~m) * 64 + _bit_length(m)
         j = i
         while j > 0 and rank[j - 1] > r:
             rank[j] = rank[j - 1]

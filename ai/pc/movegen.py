@@ -55,6 +55,7 @@ def _build_masks() -> dict[int, dict[int, Bitboard]]:
 
 
 MASKS: dict[int, dict[int, Bitboard]] = _build_masks()
+SHAPE_MASKS: dict[int, frozenset[Bitboard]] = {piece: frozenset(masks.values()) for piece, masks in MASKS.items()}
 # (piece, rot) -> (lowest cell dy, x values in bounds)
 _SHAPE_INFO: dict[tuple[int, int], tuple[int, tuple[int, ...]]] = {
     (piece, rot): (
@@ -126,8 +127,10 @@ class MoveGenerator:
         """Is `mask` (a placement of `piece` inside rows 0..h-1) one of `children`'s? A resting placement with
         nothing above its cells is a straight drop, which every rule set allows (see the module docstring), so
         only covered ones need the placements generated."""
-        if mask & bits or not (mask & 1023 or (mask >> WIDTH) & bits):
-            return False  # overlapping, or in the air: every placement rests on the floor or a block
+        if mask not in SHAPE_MASKS[piece] or mask & bits or not (mask & 1023 or (mask >> WIDTH) & bits):
+            # not the piece's shape (a stretched placement of an arrangement whose row between has not cleared
+            # yet), overlapping, or in the air: every placement rests on the floor or a block
+            return False
         above = mask
         while above:
             above = (above << WIDTH) & REGION[h]
@@ -296,13 +299,20 @@ class MoveGenerator:
         for mask, (sid, hard) in self.placements(bits, h, piece).items():
             after, lines = clear_full_rows(bits | mask, h)
             out.append(Child(mask, sid, hard, after, h - lines, lines))
-        # try plain drops first, low placements before high ones: a cheap, effective move order
-        out.sort(key=_ORDER)
+        # a cheap, effective move order: plain drops first, then those covering the fewest empty cells, then low
+        # placements before high ones (ai.pc.jit_search sorts the same way)
+        out.sort(key=lambda child: (not child.hard, holes_under(bits, child.mask), child.mask.bit_length()))
         return tuple(out)
 
 
-def _ORDER(child: Child) -> tuple:
-    return (not child.hard, child.mask.bit_length())
+def holes_under(bits: Bitboard, mask: Bitboard) -> int:
+    """Empty cells of `bits` under the piece `mask` in its columns: the holes the placement covers."""
+    below = 0
+    shifted = mask >> WIDTH
+    while shifted:
+        below |= shifted
+        shifted >>= WIDTH
+    return (below & ~bits & ~mask).bit_count()
 
 
 _KICK_DELTAS: dict[tuple, tuple[dict, dict]] = {}
