@@ -362,3 +362,21 @@ def test_a_call_cut_short_says_so_and_under_counts() -> None:
     full = pc_chance(0, stream[0], stream[1:6], None, (Piece.T,), rng, SRS, 4)
     assert not full.approximate and full.futures == 840
     assert short.chance <= full.chance == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("rows", [["XXXXX_____", "XXXXXX____", "XXXXXXX___", "XXXXXX____"], ["XXXXXX____"] * 4])
+def test_percent_on_a_set_up_with_every_bag_equals_solving_each_prefix(rows: list[str]) -> None:
+    """`*p4,*p3` on a 4-piece set-up: the first five pieces decide (four placements, one through hold), so the
+    count is 30 times the five-piece prefixes that solve finds a PC for. Arrangements found for some queues win
+    many others at once here (a wrong 'can be built' once counted 4,320 queues too many on the first field, the
+    PCO wall)."""
+    bits = from_rows(rows)
+    assert bits.bit_count() == 40 - 16  # four pieces to place
+    pattern = parse_pattern("*p4,*p3")
+    solvable = {
+        prefix for prefix in {tuple(q[:5]) for q in pattern.sequences()} if solve(bits, prefix, verify=False).solvable
+    }
+    result = percent(bits, "*p4,*p3")
+    assert result.total == 176_400
+    assert result.success == 30 * len(solvable)
+    assert 0 < len(solvable) < 5880
