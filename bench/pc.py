@@ -17,6 +17,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   r_hold, r_nohold, r_hard
             100 fresh 7-bag queues each (seeded; 11 pieces from a bag boundary, the shared E* cases' kind) on the
             empty field: with hold, without hold, hard drop only (the targets must hold beyond the shared cases)
+  movegen   the PC search's own placement generator (ai.pc.movegen, compiled) against the project's one move
+            generator (game.movegen.generate_raw, cut to the field's rows) on the mid-PC fields, per piece: the cell
+            sets must be equal; the ratio is what keeping the specialised generator buys (issue 13)
   x_hard    the same hard-drop search on 30 queues of 11 independent random pieces (not bag queues: up to four of
             a piece); no target, it shows where the search is still slow
 Prints n, solvable count, median / p99 / max, and for `empty`/`setups` solution-finder's warm median.
@@ -41,7 +44,7 @@ PATTERNS = ("LJSZIOT,*p4", "TOZSIJL,*p4", "IZLTSOJ,*p4", "LJSZIO,*p5", "*p7,TIJL
 RANDOM_KINDS = {"r_hold": (True, True, True), "r_nohold": (False, True, True), "r_hard": (True, False, True)}
 RANDOM_KINDS["x_hard"] = (True, False, False)
 RANDOM_QUEUES = 100
-GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "patterns", "chance", *RANDOM_KINDS)
+GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "patterns", "chance", "movegen", *RANDOM_KINDS)
 
 
 def clear_caches() -> None:
@@ -119,6 +122,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         return _patterns_group()
     if name in RANDOM_KINDS:
         return _random_group(name, keep_caches)
+    if name == "movegen":
+        return _movegen_group(rows)
     problems = []  # (id, field, lines, queue, hold, use_hold, soft_drop)
     for row in rows:
         base = (row["case_id"], _field(row), int(row["clear_lines"]), parse_queue(row["queue"]), None)
@@ -221,10 +226,54 @@ def _random_group(name: str, keep_caches: bool) -> dict:
     return {"times": times, "solvable": solvable, "ids": ids}
 
 
+def _movegen_group(rows: list[dict[str, str]]) -> dict:
+    """Per (mid-PC field, piece): microseconds of each generator (best of 3, fresh memo), cell sets compared."""
+    from ai.pc.movegen import MoveGenerator
+    from game.board import PIECE_MASKS
+    from game.movegen import generate_raw
+    from game.pieces import Piece, Rotation
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    pc_times, game_times, placements = [], [], 0
+    for _, bits, h, _, _ in _mid_pc(rows):
+        for piece in Piece:
+            best_pc = best_game = float("inf")
+            for _ in range(3):
+                gen = MoveGenerator(rules)  # no memo: every call generates
+                started = time.perf_counter()
+                ours = gen.placements(bits, h, piece)
+                best_pc = min(best_pc, time.perf_counter() - started)
+                started = time.perf_counter()
+                raw = generate_raw(bits, piece, rules)
+                best_game = min(best_game, time.perf_counter() - started)
+            region = (1 << (10 * h)) - 1
+            theirs = {PIECE_MASKS[piece, Rotation(p.rotation), p.x, p.y] for p in raw}
+            theirs = {mask for mask in theirs if mask & region == mask}
+            if set(ours) != theirs:
+                raise AssertionError(f"the generators disagree on field {bits} h={h} piece {piece.name}")
+            pc_times.append(best_pc * 1e6)
+            game_times.append(best_game * 1e6)
+            placements += len(ours)
+    return {"times": pc_times, "game": game_times, "solvable": placements}
+
+
 def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) -> str:
     times = data["times"]
     if name == "percent":
         return f"{label:<8}{name:<10}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
+    if name == "movegen":
+        ours, game = statistics.median(data["times"]), statistics.median(data["game"])
+        return (
+            f"{label:<8}{'movegen':<10}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
+            f"ai.pc.movegen {ours:.1f}, game.movegen {game:.1f} ({game / ours:.1f}x); same cells"
+        )
+    if name == "movegen":
+        ours, game = statistics.median(data["times"]), statistics.median(data["game"])
+        return (
+            f"{label:<8}{'movegen':<10}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
+            f"ai.pc.movegen {ours:.1f}, game.movegen {game:.1f} ({game / ours:.1f}x); same cells"
+        )
     if name == "patterns":
         return "\n".join(
             f"{label:<8}{'pattern':<10}{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
