@@ -329,8 +329,6 @@ def main() -> int:
             if len(trees) == 1:
                 data = run_group(name, args.keep_caches)
             else:
-                if name == "chance" and tree != ROOT:
-                    continue  # the old live chance takes minutes per position
                 command = [sys.executable, str(tree / "bench" / "pc.py"), "--json-group", name]
                 if args.keep_caches:
                     command.append("--keep-caches")
