@@ -190,13 +190,13 @@ def play_game(
         if suggestion is None:
             stats.topped_out = True
             break
-        if suggestion.hold_used:
+        if suggestion.move.hold:
             if hold is None:
                 hold, current = current, queue.pop(0)
                 queue.append(randomizer.draw())
             else:
                 hold, current = current, hold
-        p = suggestion.placement
+        p = suggestion.move.placement
         assert p.piece == current
         if classic and p.mask >> (10 * height):  # the piece is not inside the board: game over before its lines clear
             stats.topped_out = True

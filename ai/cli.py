@@ -12,6 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported lazily at run time: the command line starts fast
+    from game.placement import Move
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
 
-def placements_as_dicts(placements) -> list[dict]:
+def placements_as_dicts(moves: list[Move]) -> list[dict]:
     return [
         {
             "piece": p.piece.name,
@@ -37,9 +41,10 @@ def placements_as_dicts(placements) -> list[dict]:
             "x": p.x,
             "y": p.y,
             "spin": p.spin.name.lower(),
-            "inputs": [key.value for key in p.keys],
+            "inputs": [key.value for key in move.keys],
         }
-        for p in placements
+        for move in moves
+        for p in (move.placement,)
     ]
 
 

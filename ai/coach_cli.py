@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported lazily at run time: the command line starts fast
+    from game.placement import Move
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,18 +118,19 @@ def ask(request) -> list:
     return answers
 
 
-def _move_json(move) -> dict | None:
+def _move_json(move: Move | None) -> dict | None:
     from ai.protocol import key_labels
 
     if move is None:
         return None
+    p = move.placement
     return {
-        "piece": move.piece.name,
-        "orientation": move.rotation.tbp_name,
-        "x": move.x,
-        "y": move.y,
+        "piece": p.piece.name,
+        "orientation": p.rotation.tbp_name,
+        "x": p.x,
+        "y": p.y,
         "hold": move.hold,
-        "spin": move.spin.name.lower(),
+        "spin": p.spin.name.lower(),
         "keys": [k.name.lower() for k in move.keys],
         "key_labels": key_labels(move, glyphs=False),
     }

@@ -95,14 +95,12 @@ class MctsEngine(BeamEngine):
             ties = [c for c in contenders if c.total / c.visits == top]
             best_tree = ties[0] if len(ties) == 1 else self.rng.choice(ties)
         raw, hold_used, piece = best_tree.node.root_move()
-        placement = self._placement_of(state.board.bits, piece, raw)
+        move = self._move_of(state.board.bits, piece, raw, hold_used)
         score = best_tree.total / best_tree.visits if best_tree.visits else best_tree.node.value
         return Suggestion(
-            placement,
-            hold_used,
-            placement.keys,
-            score,
-            {
+            move=move,
+            score=score,
+            info={
                 "iterations": iterations,
                 "visits": best_tree.visits,
                 "stopped": stopped,

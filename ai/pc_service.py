@@ -15,17 +15,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
 
 from ai.pc.api import solve
 from ai.pc.chance import ChanceResult, pc_chance
-from ai.pc.movegen import unpack
-from ai.pc.search import PCInputError, Solution, Step, searcher_for
+from ai.pc.search import PCInputError, Solution, Step, searcher_for, step_of
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Snapshot
 from game.board import WIDTH, Bitboard, Board
 from game.finesse import minimal_keys
-from game.movement import Spin
-from game.pieces import Piece, Rotation
+from game.pieces import Piece
 from game.randomizer import make_randomizer
 from game.rules import Rules
 
@@ -48,24 +45,7 @@ def candidate_lines(board: Board, preferred: int) -> list[int]:
     return possible[:1] + [preferred] if preferred in possible[1:] else possible[:2]
 
 
-class Placed(Protocol):
-    """A placement of a plan (ai.pc.search.Step, ai.pc.setup.Placement): what drawing and keys need."""
-
-    @property
-    def piece(self) -> Piece: ...
-    @property
-    def rotation(self) -> Rotation: ...
-    @property
-    def x(self) -> int: ...
-    @property
-    def y(self) -> int: ...
-    @property
-    def hold(self) -> bool: ...
-    @property
-    def mask(self) -> Bitboard: ...
-
-
-def overlay_cells(board: Board, steps: Sequence[Placed]) -> tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]:
+def overlay_cells(board: Board, steps: Sequence[Step]) -> tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]:
     """Each step's cells in today's board coordinates: rows cleared by earlier steps are put back in place."""
     rows = list(range(40))  # original row index of each row of the field as it is now
     bits: Bitboard = board.bits
@@ -86,9 +66,10 @@ def overlay_cells(board: Board, steps: Sequence[Placed]) -> tuple[tuple[Piece, t
     return tuple(out)
 
 
-def step_move(board: Board, step: Placed, rules: Rules, soft_drop: bool) -> Move:
-    keys = minimal_keys(board, step.piece, step.rotation, step.x, step.y, rules, soft_drop=soft_drop) or ()
-    return Move(step.piece, step.rotation, step.x, step.y, Spin.NONE, tuple(keys), step.hold)
+def step_move(board: Board, step: Step, rules: Rules, soft_drop: bool) -> Move:
+    """The step as the protocol sends it: its placement with the shortest keys on `board`."""
+    keys = minimal_keys(board, step.placement, rules, soft_drop=soft_drop) or ()
+    return Move(placement=step.placement, keys=keys, hold=step.hold)
 
 
 def hold_spent(snapshot: Snapshot) -> bool:
@@ -117,10 +98,9 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
     started = time.perf_counter()
     truncated = False
     for child in searcher_for(rules, soft_drop).gen.children(board.bits, lines, snapshot.current):
-        rot, x, y = unpack(child.sid)
-        first = Step(snapshot.current, Rotation(rot), x, y, False, child.hard, child.lines, child.mask)
+        first = step_of(snapshot.current, child, hold=False)
         if child.h == 0:
-            return Solution((first,), snapshot.hold), False
+            return Solution(steps=(first,), leftover=snapshot.hold), False
         spent = (time.perf_counter() - started) * 1000
         left = None if budget_ms is None else max(1.0, budget_ms - spent)
         result = solve(
@@ -137,7 +117,7 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
         truncated |= result.truncated
         if result.solutions:
             rest = result.solutions[0]
-            return Solution((first, *rest.steps), rest.leftover), False
+            return Solution(steps=(first, *rest.steps), leftover=rest.leftover), False
         if budget_ms is not None and (time.perf_counter() - started) * 1000 > budget_ms:
             return None, True
     return None, truncated

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from game.board import Board
-from game.finesse import Key
-from game.movement import Spin
-from game.pieces import Piece, Rotation
+from game.pieces import Piece
+from game.placement import Key, Move, Placement  # noqa: F401 - the moves the protocol carries are game's values
 from game.rules import Rules
 
 # --- what a request may name ------------------------------------------------------------------------------
@@ -44,19 +43,6 @@ class Snapshot:
     randomizer: str
     randomizer_state: Any
     pieces_placed: int = 0
-
-
-@dataclass(frozen=True)
-class Move:
-    """A placement as the worker proposes it, with the keys that play it (after a HOLD if `hold`)."""
-
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
-    spin: Spin
-    keys: tuple[Key, ...]
-    hold: bool
 
 
 # --- requests (UI -> worker) ------------------------------------------------------------------------------
@@ -226,7 +212,7 @@ def pieces_text(count: int, word: str = "piece") -> str:
 
 def move_advice(move: Move) -> str:
     how = "hold, then place" if move.hold else "place"
-    return f"Next: {how} the {move.piece.name}"
+    return f"Next: {how} the {move.placement.piece.name}"
 
 
 def pc_panel(answer: PcAnswer | None) -> PcPanel:

@@ -87,7 +87,7 @@ def play_recorded(
             found = engine.suggest(state, budget)
             if found is None:
                 break
-            keys, hold = found.keys, found.hold_used
+            keys, hold = found.move.keys, found.move.hold
         else:
             from game.movegen import find_moves
 

@@ -37,6 +37,7 @@ from game.finesse import minimal_keys
 from game.handling import pressed_labels
 from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.replay import Replay, ReplayError
 from game.scoring import lock_piece
 
@@ -108,6 +109,11 @@ class Turn:
     presses: tuple[str, ...]  # buttons pressed for this piece, in order ("HOLD", "←", "↻", "⤓", ...)
     keys_used: int
     finesse_faults: int
+
+    @property
+    def placement(self) -> Placement:
+        """What was played, spin included."""
+        return Placement(piece=self.piece, rotation=self.rotation, x=self.x, y=self.y, spin=self.spin)
 
     def search_state(self) -> SearchState:
         return SearchState(
@@ -247,8 +253,14 @@ def engine_key(weights: str = DEFAULT_WEIGHTS, depth: int = DEFAULT_DEPTH) -> st
 
 
 # --- results -----------------------------------------------------------------------------------------------------
-def _placement_dict(piece: Piece, rotation: Rotation, x: int, y: int, hold: bool) -> dict[str, Any]:
-    return {"piece": piece.name, "orientation": rotation.srs_name, "x": x, "y": y, "hold": hold}
+def _placement_dict(placement: Placement, hold: bool) -> dict[str, Any]:
+    return {
+        "piece": placement.piece.name,
+        "orientation": placement.rotation.srs_name,
+        "x": placement.x,
+        "y": placement.y,
+        "hold": hold,
+    }
 
 
 @dataclass(frozen=True)
@@ -375,13 +387,12 @@ def review_turn(
         played = engine.suggest(state, budget)
     finally:
         engine.root_filter = None
-    played_dict = _placement_dict(turn.piece, turn.rotation, turn.x, turn.y, turn.held)
+    played_dict = _placement_dict(turn.placement, turn.held)
     value_best = value_played = loss = None
     best_dict = None
     cls = None
     if best is not None:
-        p = best.placement
-        best_dict = _placement_dict(p.piece, p.rotation, p.x, p.y, best.hold_used)
+        best_dict = _placement_dict(best.move.placement, best.move.hold)
         value_best = best.score
     if played is not None and best is not None:
         top, mine = best.score, played.score
@@ -403,7 +414,7 @@ def review_turn(
         pc = _missed_pc(engine, turn, next_turn)
         if pc:
             missed.append("pc")
-    optimal = minimal_keys(turn.board, turn.piece, turn.rotation, turn.x, turn.y, engine.rules)
+    optimal = minimal_keys(turn.board, turn.placement, engine.rules)
     from ai.protocol import KEY_GLYPHS
 
     return PlacementReview(
@@ -438,16 +449,17 @@ def _missed_tspin(engine: ReviewEngine, turn: Turn) -> dict[str, Any] | None:
     from game.movegen import find_moves
 
     found = []
-    for p in find_moves(turn.board, Piece.T, engine.rules):
+    for move in find_moves(turn.board, Piece.T, engine.rules):
+        p = move.placement
         if p.spin is not Spin.FULL:
             continue
         _, result = lock_piece(turn.board, Piece.T, p.rotation, p.x, p.y, p.spin, turn.b2b, turn.combo)
         if result.lines:
-            found.append((result.lines, -len(p.keys), p))
+            found.append((result.lines, -len(move.keys), p))
     if not found:
         return None
-    lines, _, p = max(found, key=lambda item: item[:2])
-    return {**_placement_dict(Piece.T, p.rotation, p.x, p.y, turn.held), "lines": lines}
+    lines, _, best = max(found, key=lambda item: item[:2])
+    return {**_placement_dict(best, turn.held), "lines": lines}
 
 
 def _pc_pieces(turn: Turn) -> tuple[Piece, ...]:
@@ -502,18 +514,7 @@ def _missed_pc(engine: ReviewEngine, turn: Turn, next_turn: Turn | None) -> tupl
             return ()
     elif turn.board_after.bits == 0:
         return ()
-    out = []
-    for step in before:
-        out.append(
-            {
-                "piece": step.piece.name,
-                "orientation": step.rotation.srs_name,
-                "x": step.x,
-                "y": step.y,
-                "hold": step.hold,
-            }
-        )
-    return tuple(out)
+    return tuple(_placement_dict(step.placement, step.hold) for step in before)
 
 
 def review_turns(

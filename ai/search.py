@@ -22,10 +22,10 @@ from typing import Any, Protocol
 
 from ai.eval import Evaluator, LinearEvaluator, load_evaluator
 from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
-from game.finesse import Key, Placement
 from game.movegen import find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
+from game.placement import Move
 from game.randomizer import RANDOMIZERS, Randomizer
 from game.rules import Rules
 from game.scoring import LockResult, lock_piece
@@ -72,9 +72,7 @@ class Budget:
 
 @dataclass(frozen=True)
 class Suggestion:
-    placement: Placement
-    hold_used: bool
-    keys: tuple[Key, ...]
+    move: Move  # the placement, its keys, and whether hold comes first
     score: float
     info: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -412,14 +410,12 @@ class BeamEngine:
                 break
         best = _pick(best_level, self.rng)
         raw, hold_used, piece = best.root_move()
-        keys_and_placement = self._placement_of(state.board.bits, piece, raw)
+        move = self._move_of(state.board.bits, piece, raw, hold_used)
         elapsed = (time.perf_counter() - started) * 1000
         return Suggestion(
-            keys_and_placement,
-            hold_used,
-            keys_and_placement.keys,
-            best.value,
-            {
+            move=move,
+            score=best.value,
+            info={
                 "depth": depth_done,
                 "partial_parents": partial,
                 "nodes": nodes,
@@ -431,11 +427,13 @@ class BeamEngine:
             },
         )
 
-    def _placement_of(self, bits: int, piece: Piece, raw: Raw) -> Placement:
+    def _move_of(self, bits: int, piece: Piece, raw: Raw, hold: bool) -> Move:
+        """The move generator's entry for the chosen raw placement (same cells and spin): its keys."""
         rot, x, y, spin = raw
-        for placement in find_moves(bits, piece, self.rules, soft_drop=self.soft_drop):
-            if placement.spin == spin and placement.mask == PIECE_MASKS[piece, rot, x, y]:
-                return placement
+        mask = PIECE_MASKS[piece, rot, x, y]
+        for found in find_moves(bits, piece, self.rules, soft_drop=self.soft_drop):
+            if found.placement.spin == spin and found.placement.mask == mask:
+                return replace(found, hold=hold)
         raise RuntimeError("placement vanished between search and key lookup")  # generate/generate_raw agree
 
     @staticmethod

@@ -98,10 +98,7 @@ def search_state(snapshot: Snapshot) -> SearchState:
 
 
 def to_move(found: EngineSuggestion | None) -> Move | None:
-    if found is None:
-        return None
-    p = found.placement
-    return Move(p.piece, p.rotation, p.x, p.y, p.spin, tuple(found.keys), found.hold_used)
+    return None if found is None else found.move
 
 
 # Final hints by position: the same position under the same rules and engine always gets the same hint (the
@@ -143,8 +140,8 @@ def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Cal
     quick = engine.suggest(state, Budget(time_ms=QUICK_BUDGET_MS, depth=1, should_stop=should_stop))
     send(
         Suggestion(
-            request.generation,
-            to_move(quick),
+            generation=request.generation,
+            move=to_move(quick),
             final=False,
             depth=1,
             score=quick.score if quick else 0.0,
@@ -156,8 +153,8 @@ def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Cal
     full = engine.suggest(state, Budget(time_ms=request.budget_ms, should_stop=should_stop))
     info = full.info if full else {}
     answer = Suggestion(
-        request.generation,
-        to_move(full),
+        generation=request.generation,
+        move=to_move(full),
         final=True,
         score=full.score if full else 0.0,
         depth=int(info.get("depth", 0)),

@@ -244,9 +244,10 @@ def _run_setup(args, sequences, shape, options) -> int:
             print(f"{_letters(seq)}: cannot be built")
         for number, way in enumerate(ways, 1):
             steps = ", ".join(
-                f"{'hold>' if p.hold else ''}{p.piece.name} {p.rotation.tbp_name} ({p.x},{p.y})"
-                f"{'' if p.hard else ' soft'}"
-                for p in way.placements
+                f"{'hold>' if s.hold else ''}{p.piece.name} {p.rotation.tbp_name} ({p.x},{p.y})"
+                f"{'' if s.hard else ' soft'}"
+                for s in way.placements
+                for p in (s.placement,)
             )
             print(f"{_letters(seq)} #{number}: {steps}")
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ai.pc.setup import Placement as SetupPlacement
+from ai.pc.search import Step
 from ai.pc.setup import Shape, ShapeError, Way, finder, window
 from ai.pc_service import hold_spent, overlay_cells, step_move
 from ai.protocol import Answer, BuildAnswer, BuildRequest, Snapshot
@@ -56,7 +56,7 @@ def _futures(snapshot: Snapshot, shape: Shape) -> list[tuple[Piece, ...]]:
     return out
 
 
-def _after(snapshot: Snapshot, first: SetupPlacement) -> tuple[tuple[Piece, ...], Piece | None]:
+def _after(snapshot: Snapshot, first: Step) -> tuple[tuple[Piece, ...], Piece | None]:
     """(queue from the next piece in play on, hold) once `first` was placed (after a hold if it says so)."""
     queue = (snapshot.current, *snapshot.queue)
     if not first.hold:
@@ -88,7 +88,7 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
         hold=snapshot.hold,
         lazy=lazy,
     )
-    best: tuple[SetupPlacement | None, float, list] = (None, 0.0, [])
+    best: tuple[Step | None, float, list] = (None, 0.0, [])
     for head in search.firsts(queue, snapshot.hold, hold_spent(snapshot)):
         rest = search.after(head.piece, head.mask, lazy=lazy)
         after_queue, after_hold = _after(snapshot, head)
@@ -105,9 +105,10 @@ def plan(snapshot: Snapshot, shape: Shape, soft_drop: bool) -> tuple[Way | None,
     rest = search.after(chosen.piece, chosen.mask, lazy=lazy)
     after_queue, after_hold = _after(snapshot, chosen)
     if rest is None:
-        return Way((chosen,), after_hold if after_hold is not None else next(iter(after_queue), None)), share
+        leftover = after_hold if after_hold is not None else next(iter(after_queue), None)
+        return Way(placements=(chosen,), leftover=leftover), share
     (tail,) = rest.ways(after_queue + won[0], after_hold, 1)
-    return Way((chosen, *tail.placements), tail.leftover), share
+    return Way(placements=(chosen, *tail.placements), leftover=tail.leftover), share
 
 
 def _keeps_saved(save: Piece | None, last: Piece, queue: tuple[Piece, ...], hold: Piece | None, keep: int) -> bool:
@@ -125,7 +126,7 @@ def _piece(value: object) -> Piece | None:
     return value if isinstance(value, Piece) else None
 
 
-def _simpler(a: SetupPlacement, b: SetupPlacement) -> bool:
+def _simpler(a: Step, b: Step) -> bool:
     """Between two placements with the same share: no hold before hold, a plain hard drop before a tuck."""
     return (a.hold, not a.hard) < (b.hold, not b.hard)
 

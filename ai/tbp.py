@@ -170,9 +170,10 @@ def parse_move(value: Any) -> tuple[Piece, Rotation, int, int, Spin]:
 
 
 def move_to_json(move: Move) -> dict[str, Any]:
+    p = move.placement
     return {
-        "location": {"type": move.piece.name, "orientation": move.rotation.tbp_name, "x": move.x, "y": move.y},
-        "spin": _SPINS[move.spin],
+        "location": {"type": p.piece.name, "orientation": p.rotation.tbp_name, "x": p.x, "y": p.y},
+        "spin": _SPINS[p.spin],
     }
 
 

@@ -72,7 +72,7 @@ def drop_only_placements_per_second(seconds: float, soft_drop: bool) -> float:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         piece = randomizer.draw()
-        options = [p for p in find_moves(board, piece, rules, soft_drop=soft_drop) if p.y < 18]
+        options = [m.placement for m in find_moves(board, piece, rules, soft_drop=soft_drop) if m.placement.y < 18]
         if not options:
             board, b2b, combo = Board(), -1, -1
             continue

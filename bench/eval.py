@@ -79,7 +79,7 @@ def played_fields(evaluator: LinearEvaluator, count: int, seed: int) -> list[int
     while len(out) < count:
         piece = randomizer.draw()
         best = None
-        for p in find_moves(board, piece, rules):
+        for p in (m.placement for m in find_moves(board, piece, rules)):
             after, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
             value = evaluator.move(p.piece, p.rotation, p.x, p.y, result, b2b) + evaluator.board(after.bits)
             if best is None or value > best[0]:

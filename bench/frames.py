@@ -53,18 +53,18 @@ def plan(scene, rng: random.Random) -> list[tuple[str, str]]:
     if game.active is None:
         return [("wait", "")]
     board = game.board
-    placements = find_moves(board, game.active.piece, game.rules)
-    if not placements:
+    moves = find_moves(board, game.active.piece, game.rules)
+    if not moves:
         return [("wait", "")]
 
-    def badness(p) -> float:
-        after, cleared = Board(board.bits | p.mask).clear_lines()
+    def badness(move) -> float:
+        after, cleared = Board(board.bits | move.placement.mask).clear_lines()
         heights = after.column_heights()
         holes = sum(heights) - after.cell_count()
         bumps = sum(abs(a - b) for a, b in itertools.pairwise(heights))
         return 8 * holes + sum(heights) * 0.5 + bumps + max(heights) - 3 * len(cleared) + rng.random()
 
-    target = min(placements, key=badness)
+    target = min(moves, key=badness)
     das_ticks = int(game.config.handling.das) + 2
     events: list[tuple[str, str]] = []
     for key in target.keys:

@@ -15,6 +15,7 @@ from game.finesse import finesse_faults, minimal_keys
 from game.handling import Button, HorizontalTimer
 from game.movement import Spin, detect_spin, drop_y, fits, kick_offset, try_rotate
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.randomizer import Randomizer, State, make_randomizer
 from game.scoring import LockResult, lock_piece
 
@@ -35,6 +36,10 @@ class ActivePiece:
     rotation: Rotation
     x: int
     y: int
+
+    def at_rest(self) -> Placement:
+        """Where it would lie if it locked here (spin not counted)."""
+        return Placement(piece=self.piece, rotation=self.rotation, x=self.x, y=self.y)
 
 
 @dataclass
@@ -436,7 +441,7 @@ class Game:
         )
         faults = 0
         if self.config.track_finesse:
-            minimal = minimal_keys(board_before, active.piece, active.rotation, active.x, active.y, self.rules)
+            minimal = minimal_keys(board_before, active.at_rest(), self.rules)
             faults = finesse_faults(self._timing.keys, minimal)
         self._record_stats(result, faults)
         self.b2b, self.combo = result.b2b, result.combo

@@ -8,21 +8,22 @@ to the floor counts once, each rotation once, and the hard drop ends every seque
 from __future__ import annotations
 
 from game.board import PIECE_MASKS, Bitboard, Board
-from game.movegen import Key, Placement, find_moves
-from game.pieces import Piece, Rotation
+from game.movegen import find_moves
+from game.placement import Key, Placement
 from game.rules import Rules
 
 __all__ = ["Key", "Placement", "finesse_faults", "minimal_keys"]
 
 
 def minimal_keys(
-    board: Board | Bitboard, piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules, *, soft_drop: bool = True
+    board: Board | Bitboard, placement: Placement, rules: Rules, *, soft_drop: bool = True
 ) -> tuple[Key, ...] | None:
-    """The shortest key sequence that locks the piece at (rotation, x, y), ignoring spin; None if unreachable."""
-    mask = PIECE_MASKS.get((piece, rotation, x, y))
+    """The shortest key sequence that puts the piece on the placement's cells, ignoring spin; None if unreachable."""
+    piece = placement.piece
+    mask = PIECE_MASKS.get((piece, placement.rotation, placement.x, placement.y))
     if mask is None:
         return None
-    found = [p.keys for p in find_moves(board, piece, rules, soft_drop=soft_drop) if p.mask == mask]
+    found = [move.keys for move in find_moves(board, piece, rules, soft_drop=soft_drop) if move.placement.mask == mask]
     return min(found, key=len) if found else None
 
 

@@ -17,48 +17,23 @@ It runs on fast primitives:
   built only for the placements returned;
 * equal cell sets are recognised through a per-piece canonical id table, not by hashing 400-bit masks.
 
-`find_moves` returns `Placement` values; `generate_raw` skips building key tuples for search, which only needs
-the final positions.
+`find_moves` returns `Move` values (a `game.placement.Placement` and its keys); `generate_raw` returns plain ints
+for search, which only needs the final positions and builds a `Placement` only for the move it picks.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from enum import Enum
+from operator import itemgetter
 
 from game.board import PIECE_MASKS, Bitboard, Board, filled_columns
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
+from game.placement import Key, Move, Placement
 from game.rules import Rules, SpinRule, per_rules
 
-
-class Key(str, Enum):  # noqa: UP042 - StrEnum would change str() and f-strings of members; kept (compared, pickled, printed)
-    LEFT = "left"
-    RIGHT = "right"
-    DAS_LEFT = "das_left"
-    DAS_RIGHT = "das_right"
-    CW = "cw"
-    CCW = "ccw"
-    FLIP = "180"
-    SOFT_DROP = "soft_drop"
-    HARD_DROP = "hard_drop"
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """A final resting place of a piece and the shortest keys that put it there (ending with HARD_DROP)."""
-
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
-    spin: Spin
-    keys: tuple[Key, ...]
-    mask: Bitboard
-
-    def cells(self) -> list[tuple[int, int]]:
-        return [(i % 10, i // 10) for i in range(400) if self.mask >> i & 1]
+__all__ = ["Key", "Move", "Placement", "RawPlacement", "find_moves", "generate_raw"]
 
 
 _XOFF = 8  # xi = x + 8: kicks of up to 4 columns from any legal x stay inside 0..31
@@ -131,7 +106,6 @@ class _PieceTables:
             self.kicks.append(options)
         # Canonical id per state index (rot << 11 | xi << 6 | p); -1 where out of bounds.
         self.canon = [-1] * (4 << 11)
-        self.masks: list[int] = []
         ids: dict[int, int] = {}
         for rot in Rotation:
             for x in range(-3, 13):
@@ -141,8 +115,7 @@ class _PieceTables:
                         continue
                     cid = ids.get(mask)
                     if cid is None:
-                        cid = ids[mask] = len(self.masks)
-                        self.masks.append(mask)
+                        cid = ids[mask] = len(ids)
                     self.canon[(rot << 11) | ((x + _XOFF) << 6) | (y + _YOFF)] = cid
 
 
@@ -381,16 +354,17 @@ def _search(  # noqa: C901 - the BFS inner loop is kept in one function for spee
 
 def _keys_of(link: dict[int, int], tail: int, code: int) -> tuple[Key, ...]:
     """path(tail) + code (if >= 0), with the final soft drop turned into the hard drop or a hard drop added."""
-    codes: list[int] = [code] if code >= 0 else []
-    state = tail
-    while state in link:
-        up = link[state]
-        codes.append(up & 7)
-        state = up >> 3
-    codes.reverse()
-    if codes and codes[-1] == SOFT:
-        codes.pop()
-    return tuple(_KEYS[c] for c in codes) + (Key.HARD_DROP,)
+    keys = [_KEYS[code]] if code >= 0 else []  # built backwards from the last key
+    up = link.get(tail)
+    while up is not None:
+        keys.append(_KEYS[up & 7])
+        up = link.get(up >> 3)
+    keys.reverse()
+    if keys and keys[-1] is Key.SOFT_DROP:
+        keys[-1] = Key.HARD_DROP
+    else:
+        keys.append(Key.HARD_DROP)
+    return tuple(keys)
 
 
 def find_moves(
@@ -400,26 +374,24 @@ def find_moves(
     *,
     soft_drop: bool = True,
     start: tuple[Rotation, int, int] | None = None,
-) -> list[Placement]:
+) -> list[Move]:
     """All distinct (cells, spin) placements with a shortest key sequence each, ordered by key count then
     discovery order; [] if the piece cannot spawn. `soft_drop=False`: hard drops only (moves above the stack)."""
     bits = board.bits if isinstance(board, Board) else board
-    tables, link, best = _search(bits, piece, rules, soft_drop, start)
-    result = []
-    for _final, landed, spin, tail, code in sorted(best.values(), key=lambda entry: entry[0]):
-        keys = _keys_of(link, tail, code)
-        result.append(
-            Placement(
-                piece,
-                _ROTATIONS[landed >> 11],
-                ((landed >> 6) & 31) - _XOFF,
-                (landed & 63) - _YOFF,
-                _SPINS[spin],
-                keys,
-                tables.masks[tables.canon[landed]],
-            )
+    _, link, best = _search(bits, piece, rules, soft_drop, start)
+    return [
+        Move(
+            placement=Placement(
+                piece=piece,
+                rotation=_ROTATIONS[landed >> 11],
+                x=((landed >> 6) & 31) - _XOFF,
+                y=(landed & 63) - _YOFF,
+                spin=_SPINS[spin],
+            ),
+            keys=_keys_of(link, tail, code),
         )
-    return result
+        for _final, landed, spin, tail, code in sorted(best.values(), key=itemgetter(0))
+    ]
 
 
 def _fall(reach: int, free: int) -> int:
@@ -534,14 +506,28 @@ def generate_raw(board: Board | Bitboard, piece: Piece, rules: Rules, *, soft_dr
                 cid = canon[state]
                 if cid not in seen:
                     seen.add(cid)
-                    out.append(RawPlacement(idx >> 5, (idx & 31) - _XOFF, (state & 63) - _YOFF, Spin.NONE, -1, cid))
+                    out.append(
+                        RawPlacement(
+                            rotation=idx >> 5,
+                            x=(idx & 31) - _XOFF,
+                            y=(state & 63) - _YOFF,
+                            spin=Spin.NONE,
+                            keys=-1,
+                            canon=cid,
+                        )
+                    )
         return out
     tables, _link, best = _search(bits, piece, rules, soft_drop, None)
     canon = tables.canon
     spins = _SPINS
     return [
         RawPlacement(
-            landed >> 11, ((landed >> 6) & 31) - _XOFF, (landed & 63) - _YOFF, spins[spin], final, canon[landed]
+            rotation=landed >> 11,
+            x=((landed >> 6) & 31) - _XOFF,
+            y=(landed & 63) - _YOFF,
+            spin=spins[spin],
+            keys=final,
+            canon=canon[landed],
         )
         for final, landed, spin, _tail, _code in best.values()
     ]

@@ -56,7 +56,7 @@ def play(seed: int, stage: int, gap: int) -> Game:
         found = engine.suggest(state, budget)
         if found is None:
             break
-        executor = KeyExecutor(found.keys, hold_first=found.hold_used, gap=gap)
+        executor = KeyExecutor(found.move.keys, hold_first=found.move.hold, gap=gap)
         pieces = game.stats.pieces
         for _ in range(3000):
             game.tick(executor.buttons(game))

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import deque
 
 from game.board import PIECE_MASKS, Bitboard, Board
-from game.movegen import Key, Placement
 from game.movement import Spin, detect_spin, drop_y, fits, kick_offset, slide, try_rotate
 from game.pieces import Piece, Rotation
+from game.placement import Key, Move, Placement
 from game.rules import Rules
 
 _ROTATIONS = ((Key.CW, 1), (Key.CCW, -1), (Key.FLIP, 2))
@@ -35,7 +35,7 @@ def find_placements(  # noqa: C901 - the reference search is kept whole, to be r
     soft_drop: bool = True,
     start: tuple[Rotation, int, int] | None = None,
     target: Bitboard | None = None,
-) -> list[Placement]:
+) -> list[Move]:
     """All distinct placements (by cells and spin) reachable from the spawn position (or `start`).
 
     With soft_drop=False only hard drops from the spawn height are allowed (shifts and rotations happen above
@@ -53,7 +53,7 @@ def find_placements(  # noqa: C901 - the reference search is kept whole, to be r
     tagged: set[tuple[Rotation, int, int, Spin]] = {(rotation, x, y, Spin.NONE)}
     queue: deque[tuple[Rotation, int, int, tuple[Key, ...], tuple[int, int] | None]] = deque()
     queue.append((rotation, x, y, (), None))
-    best: dict[tuple[Bitboard, Spin], Placement] = {}
+    best: dict[tuple[Bitboard, Spin], Move] = {}
     order: list[tuple[Bitboard, Spin]] = []
 
     def tag_of(rot: Rotation, px: int, py: int, kick: tuple[int, int] | None) -> Spin:
@@ -75,7 +75,9 @@ def find_placements(  # noqa: C901 - the reference search is kept whole, to be r
         if known is None:
             order.append(key)
         if known is None or len(final_keys) < len(known.keys):
-            best[key] = Placement(piece, rot, px, landing, spin, final_keys, mask)
+            best[key] = Move(
+                placement=Placement(piece=piece, rotation=rot, x=px, y=landing, spin=spin), keys=final_keys
+            )
 
     while queue:
         rot, px, py, keys, kick = queue.popleft()

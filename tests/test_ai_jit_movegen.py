@@ -254,15 +254,15 @@ def test_far_kicks_and_odd_spawns_agree_with_the_reference_search() -> None:
     cases = [(far, Piece.T, bits) for bits in (0, Board.from_rows(TSD_ROWS).bits)]
     cases.append((Rules.named("srs", spawn_x=33), Piece.L, 0))
     for rules, piece, bits in cases:
-        expected = {(p.mask, int(p.spin)) for p in find_placements(bits, piece, rules)}
+        expected = {(m.placement.mask, int(m.placement.spin)) for m in find_placements(bits, piece, rules)}
         assert cell_set(piece, jit_movegen.placements(bits, piece, rules)) == expected
         for soft in (True, False):
             raw = movegen.generate_raw(bits, piece, rules, soft_drop=soft)
             full = movegen.find_moves(bits, piece, rules, soft_drop=soft)
             assert cell_set(piece, [(p.rotation, p.x, p.y, int(p.spin)) for p in raw]) == {
-                (p.mask, int(p.spin)) for p in full
+                (m.placement.mask, int(m.placement.spin)) for m in full
             }
-        assert {(p.mask, int(p.spin)) for p in movegen.find_moves(bits, piece, rules)} == expected
+        assert {(m.placement.mask, int(m.placement.spin)) for m in movegen.find_moves(bits, piece, rules)} == expected
 
 
 def test_threads_share_nothing_mutable() -> None:

@@ -17,7 +17,7 @@ def test_mcts_takes_the_tsd() -> None:
     # No hold this turn, so spinning the T in now is the only way to score the TSD on this move.
     state = SearchState(TSD, Piece.T, None, (Piece.I, Piece.O), bag_state=(Piece.J, Piece.L), hold_available=False)
     suggestion = engine.suggest(state, Budget(time_ms=None, max_nodes=30))
-    p = suggestion.placement
+    p = suggestion.move.placement
     assert (p.rotation, p.x, p.y, p.spin) == (Rotation.SOUTH, 4, 1, Spin.FULL)
     assert suggestion.info["iterations"] == 30
 
@@ -28,7 +28,7 @@ def test_mcts_is_reproducible_and_samples_past_the_queue() -> None:
     runs = []
     for _ in range(2):
         engine = MctsEngine(seed=9, rollout_depth=2)
-        runs.append([engine.suggest(state, Budget(time_ms=None, max_nodes=12)).placement for _ in range(2)])
+        runs.append([engine.suggest(state, Budget(time_ms=None, max_nodes=12)).move.placement for _ in range(2)])
     assert runs[0] == runs[1]
 
 
@@ -37,4 +37,4 @@ def test_mcts_stops_when_asked() -> None:
     state = SearchState(TSD, Piece.T, None, (Piece.I,), bag_state=())
     suggestion = engine.suggest(state, Budget(time_ms=None, should_stop=lambda: True))
     assert suggestion is not None and suggestion.info["iterations"] == 0 and suggestion.info["stopped"]
-    assert suggestion.placement.spin is Spin.FULL  # the best static move when nothing was searched
+    assert suggestion.move.placement.spin is Spin.FULL  # the best static move when nothing was searched

@@ -8,7 +8,7 @@ import pytest
 
 from game.board import PIECE_MASKS, Board
 from game.finesse import Key
-from game.movegen import Placement, find_moves, generate_raw
+from game.movegen import Move, Placement, find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
@@ -56,18 +56,20 @@ RULE_SETS = {
 }
 
 
-def summary(placements) -> dict[tuple[int, Spin], int]:
-    return {(p.mask, p.spin): len(p.keys) for p in placements}
+def summary(moves: list[Move]) -> dict[tuple[int, Spin], int]:
+    return {(m.placement.mask, m.placement.spin): len(m.keys) for m in moves}
 
 
-def longer_spins(placements) -> int:
+def longer_spins(moves: list[Move]) -> int:
     """Spin placements needing at least two more keys than the no-spin placement of the same cells.
 
     With soft drop, a no-spin placement in n keys means its cells are reached (by a soft drop or directly) within
     n moves, so such a spin arrives strictly later than the first arrival there: exactly what a search that
     records each (rotation, x, y) once, at its first arrival, misses."""
-    plain = {p.mask: len(p.keys) for p in placements if p.spin is Spin.NONE}
-    return sum(1 for p in placements if p.spin is not Spin.NONE and len(p.keys) > plain.get(p.mask, 99) + 1)
+    plain = {m.placement.mask: len(m.keys) for m in moves if m.placement.spin is Spin.NONE}
+    return sum(
+        1 for m in moves if m.placement.spin is not Spin.NONE and len(m.keys) > plain.get(m.placement.mask, 99) + 1
+    )
 
 
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
@@ -117,7 +119,7 @@ def test_longer_rotation_into_cells_reached_by_a_shift() -> None:
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
     for generator in (find_placements, find_moves):
-        here = {p.spin: p for p in generator(board, Piece.T, rules) if p.mask == mask}
+        here = {m.placement.spin: m for m in generator(board, Piece.T, rules) if m.placement.mask == mask}
         assert set(here) == {Spin.NONE, Spin.MINI}, generator.__name__
         assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
         mini = here[Spin.MINI].keys
@@ -136,10 +138,11 @@ def test_keys_replay_to_the_placement() -> None:
         for _ in range(6):
             bits = random_field(rng)
             for piece in Piece:
-                for placement in find_moves(bits, piece, rules):
+                for move in find_moves(bits, piece, rules):
+                    placement = move.placement
                     rot, x, y = Rotation.NORTH, rules.spawn_x, rules.spawn_y
                     kick = None
-                    for key in placement.keys:
+                    for key in move.keys:
                         if key is Key.LEFT or key is Key.RIGHT:
                             x += -1 if key is Key.LEFT else 1
                             kick = None
@@ -177,8 +180,8 @@ def test_tuck_needs_soft_drop() -> None:
     field = Board.from_rows(["XXXX______", "__________"])
     rules = Rules.named("srs")
 
-    def under(placements: list[Placement]) -> list[Placement]:
-        return [p for p in placements if p.mask & 0b1111]
+    def under(moves: list[Move]) -> list[Move]:
+        return [m for m in moves if m.placement.mask & 0b1111]
 
     full = under(find_moves(field, Piece.I, rules))
     hard = under(find_moves(field, Piece.I, rules, soft_drop=False))
@@ -186,7 +189,7 @@ def test_tuck_needs_soft_drop() -> None:
     assert full and all(Key.SOFT_DROP in p.keys for p in full)
 
 
-def _clears(board: Board, placement) -> int:
+def _clears(board: Board, placement: Placement) -> int:
     _, result = lock_piece(board, placement.piece, placement.rotation, placement.x, placement.y, placement.spin, -1, -1)
     return result.lines
 
@@ -194,17 +197,17 @@ def _clears(board: Board, placement) -> int:
 def test_tsd_found() -> None:
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
     for name in ("srs", "none"):
-        found = [
-            p for p in find_moves(board, Piece.T, Rules.named(name)) if p.spin is Spin.FULL and _clears(board, p) == 2
-        ]
+        placements = [m.placement for m in find_moves(board, Piece.T, Rules.named(name))]
+        found = [p for p in placements if p.spin is Spin.FULL and _clears(board, p) == 2]
         assert any(p.rotation is Rotation.SOUTH and (p.x, p.y) == (4, 1) for p in found), name
 
 
 def test_tst_needs_the_tst_kick() -> None:
     board = Board.from_rows(["_X________", "XX________", "X_________", "X_XXXXXXXX", "X__XXXXXXX", "X_XXXXXXXX"])
 
-    def triples(rules: Rules) -> list:
-        return [p for p in find_moves(board, Piece.T, rules) if p.spin is Spin.FULL and _clears(board, p) == 3]
+    def triples(rules: Rules) -> list[Placement]:
+        placements = [m.placement for m in find_moves(board, Piece.T, rules)]
+        return [p for p in placements if p.spin is Spin.FULL and _clears(board, p) == 3]
 
     found = triples(Rules.named("srs"))
     assert [(p.rotation, p.x, p.y) for p in found] == [(Rotation.EAST, 1, 1)]
@@ -215,11 +218,8 @@ def test_tspin_mini_only_with_kicks() -> None:
     board = Board.from_rows(["_XXXXXXXXX"])
 
     def minis(rules: Rules) -> list[Placement]:
-        return [
-            p
-            for p in find_moves(board, Piece.T, rules)
-            if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)
-        ]
+        placements = [m.placement for m in find_moves(board, Piece.T, rules)]
+        return [p for p in placements if p.spin is Spin.MINI and (p.rotation, p.x, p.y) == (Rotation.EAST, 0, 1)]
 
     assert minis(Rules.named("srs"))
     assert not minis(Rules.named("none"))

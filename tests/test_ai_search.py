@@ -23,10 +23,10 @@ def test_takes_the_tetris(evaluator: str) -> None:
     engine = BeamEngine(evaluator=evaluator)
     state = SearchState(WELL, Piece.I, None, (Piece.O, Piece.T, Piece.L, Piece.J, Piece.S), bag_state=(Piece.Z,))
     suggestion = engine.suggest(state, Budget(time_ms=None, depth=2))
-    p = suggestion.placement
+    p = suggestion.move.placement
     assert (p.piece, p.rotation in (Rotation.EAST, Rotation.WEST)) == (Piece.I, True)
     _, result = lock_piece(WELL, p.piece, p.rotation, p.x, p.y, p.spin, -1, -1)
-    assert result.lines == 4 and not suggestion.hold_used
+    assert result.lines == 4 and not suggestion.move.hold
 
 
 def test_takes_the_tsd_even_from_hold() -> None:
@@ -34,10 +34,10 @@ def test_takes_the_tsd_even_from_hold() -> None:
     # T is in hold; the current piece is an O: the best move is to swap and spin the T in.
     state = SearchState(TSD, Piece.O, Piece.T, (Piece.I, Piece.L, Piece.J, Piece.S, Piece.Z), bag_state=())
     suggestion = engine.suggest(state, Budget(time_ms=None, depth=1))
-    assert suggestion.hold_used
-    p = suggestion.placement
+    assert suggestion.move.hold
+    p = suggestion.move.placement
     assert (p.piece, p.rotation, p.x, p.y, p.spin) == (Piece.T, Rotation.SOUTH, 4, 1, Spin.FULL)
-    assert p.keys[-1].value == "hard_drop"
+    assert suggestion.move.keys[-1].value == "hard_drop"
 
 
 def test_deterministic_with_seed() -> None:
@@ -46,7 +46,7 @@ def test_deterministic_with_seed() -> None:
     answers = []
     for _ in range(2):
         engine = BeamEngine(seed=42, width=3)
-        answers.append([engine.suggest(state, Budget(time_ms=None, depth=2)).placement for _ in range(3)])
+        answers.append([engine.suggest(state, Budget(time_ms=None, depth=2)).move for _ in range(3)])
     assert answers[0] == answers[1]
 
 
@@ -61,7 +61,7 @@ def test_should_stop_returns_best_so_far() -> None:
     state = SearchState(TSD, Piece.T, None, (Piece.I, Piece.O), bag_state=())
     suggestion = engine.suggest(state, Budget(time_ms=None, depth=6, should_stop=stop))
     assert calls and suggestion.info["depth"] == 1 and suggestion.info["stopped"]
-    assert suggestion.placement.spin is Spin.FULL
+    assert suggestion.move.placement.spin is Spin.FULL
 
 
 def test_expectation_over_unknown_pieces() -> None:
@@ -70,7 +70,7 @@ def test_expectation_over_unknown_pieces() -> None:
     state = SearchState(Board(), Piece.I, None, (), bag_state=(Piece.O, Piece.S))
     suggestion = engine.suggest(state, Budget(time_ms=None, depth=2))
     assert suggestion.info["depth"] == 2
-    assert suggestion.placement.piece is Piece.I
+    assert suggestion.move.placement.piece is Piece.I
 
 
 def test_no_placement_gives_none() -> None:

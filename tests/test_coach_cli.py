@@ -135,7 +135,7 @@ def test_the_command_says_what_the_window_says(tmp_path, monkeypatch, capsys):
         report["first_move"]["x"],
         report["first_move"]["y"],
         report["first_move"]["hold"],
-    ) == (first.piece.name, first.x, first.y, first.hold)
+    ) == (first.placement.piece.name, first.placement.x, first.placement.y, first.hold)
 
 
 def test_hint_mode_names_a_placement_with_its_keys(capsys):

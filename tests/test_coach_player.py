@@ -61,9 +61,9 @@ def _check_panel_is_honest(coach) -> None:
         game = coach.scene.game
         assert not (first.hold and game.hold_used), "the panel asks for a hold that cannot be done"
         expected = game.active.piece if not first.hold else (game.hold if game.hold is not None else game.preview()[0])
-        assert first.piece == expected
+        assert first.placement.piece == expected
         how = "hold, then place" if first.hold else "place"
-        assert panel.advice.startswith(f"Next: {how} the {first.piece.name}")
+        assert panel.advice.startswith(f"Next: {how} the {first.placement.piece.name}")
 
 
 def _brute_force_chance(snapshot, lines: int) -> float | None:
@@ -139,14 +139,14 @@ def _follow_panel(app, scene, keys: Keys, *, max_pieces: int = 12) -> dict:
         if move.hold:
             # the player presses hold on its own, then reads the panel again
             keys.pending = [Button.HOLD]
-            held_piece = move.piece
+            held_piece = move.placement.piece
             assert run_until(app, lambda: keys.idle and game.hold_used)
             seen["holds"] += 1
             assert run_until(app, lambda: _settled(coach))
             _check_panel_is_honest(coach)
             after = coach.pc_panel()
             assert after.first_move is not None and not after.first_move.hold
-            assert after.first_move.piece == held_piece == game.active.piece
+            assert after.first_move.placement.piece == held_piece == game.active.piece
             assert after.advice.startswith(f"Next: place the {held_piece.name}")
             move, panel = after.first_move, after
         cells = panel.overlay[0][1] if panel.overlay else tuple(move_cells(move))
@@ -215,7 +215,7 @@ def test_hold_pressed_when_not_advised_gets_advice_without_hold(app):
     _check_panel_is_honest(coach)
     panel = coach.pc_panel()
     if panel.first_move is not None:
-        assert not panel.first_move.hold and panel.first_move.piece == game.active.piece
+        assert not panel.first_move.hold and panel.first_move.placement.piece == game.active.piece
     exact = _brute_force_chance(snapshot_of(game), coach.pc_shown.lines)
     if exact is not None and panel.chance is not None:
         assert panel.chance == pytest.approx(exact, abs=1e-9)

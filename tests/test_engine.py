@@ -205,8 +205,9 @@ class TestClearsAndScoring:
         game = Game(still_config(handling=Handling(sdf=None)), seed=1, board=tsd, queue=[Piece.T])
         from game.movegen import find_moves
 
-        placement = next(p for p in find_moves(tsd, Piece.T, game.rules) if p.spin is Spin.FULL and p.y == 1)
-        events = play_keys(game, placement.keys)
+        moves = find_moves(tsd, Piece.T, game.rules)
+        move = next(m for m in moves if m.placement.spin is Spin.FULL and m.placement.y == 1)
+        events = play_keys(game, move.keys)
         lock = next(e for e in events if isinstance(e, Locked))
         assert lock.result.spin is Spin.FULL and lock.result.lines == 2
         assert game.stats.tspins == 1

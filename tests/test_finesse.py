@@ -10,7 +10,7 @@ from game.engine import Game
 from game.events import Locked
 from game.executor import play_keys
 from game.finesse import Key, minimal_keys
-from game.movegen import find_moves
+from game.movegen import Placement, find_moves
 from game.pieces import Piece, Rotation
 from game.rules import Rules
 
@@ -23,14 +23,18 @@ def test_empty_field_counts(piece: Piece) -> None:
     assert len(find_moves(Board(), piece, Rules.named("srs"), soft_drop=False)) == EMPTY_COUNTS[piece]
 
 
+def _placements(board: Board, piece: Piece, rules: Rules, *, soft_drop: bool = True) -> list[Placement]:
+    return [move.placement for move in find_moves(board, piece, rules, soft_drop=soft_drop)]
+
+
 def test_tucks_need_soft_drop() -> None:
     # An overhang on the left: the O can only get under it by sliding after a soft drop.
     rows = ["XXX_______", "__________", "__________"]
     board = Board.from_rows(rows)
-    soft = {(p.x, p.y) for p in find_moves(board, Piece.O, Rules.named("srs")) if p.rotation is Rotation.NORTH}
-    hard = {(p.x, p.y) for p in find_moves(board, Piece.O, Rules.named("srs"), soft_drop=False)}
+    soft = {(p.x, p.y) for p in _placements(board, Piece.O, Rules.named("srs")) if p.rotation is Rotation.NORTH}
+    hard = {(p.x, p.y) for p in _placements(board, Piece.O, Rules.named("srs"), soft_drop=False)}
     assert (0, 0) in soft and (0, 0) not in hard
-    keys = next(p.keys for p in find_moves(board, Piece.O, Rules()) if (p.x, p.y) == (0, 0))
+    keys = next(m.keys for m in find_moves(board, Piece.O, Rules()) if (m.placement.x, m.placement.y) == (0, 0))
     assert Key.SOFT_DROP in keys
 
 
@@ -47,7 +51,8 @@ def test_tucks_need_soft_drop() -> None:
     ],
 )
 def test_minimal_key_counts(piece: Piece, rotation: Rotation, x: int, y: int, expected: int) -> None:
-    keys = minimal_keys(Board(), piece, rotation, x, y, Rules.named("srs+", allow_180=True))
+    placement = Placement(piece=piece, rotation=rotation, x=x, y=y)
+    keys = minimal_keys(Board(), placement, Rules.named("srs+", allow_180=True))
     assert keys is not None and len(keys) == expected
 
 
@@ -87,16 +92,16 @@ def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
     board = Board.from_rows(SPIN_AFTER_SHIFT)
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
-    here = {p.spin: p for p in find_moves(board, Piece.T, rules) if p.mask == mask}
+    here = {m.placement.spin: m for m in find_moves(board, Piece.T, rules) if m.placement.mask == mask}
     assert set(here) == {Spin.NONE, Spin.MINI}
     assert here[Spin.NONE].keys == (Key.RIGHT, Key.CW, Key.HARD_DROP)
     assert len(here[Spin.MINI].keys) > 3 and here[Spin.MINI].keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
     config = GameConfig(rules=rules, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False)
-    for spin, placement in here.items():
+    for spin, move in here.items():
         game = Game(config, 0, board=board, queue=[Piece.T])
-        lock = next(e for e in play_keys(game, placement.keys) if isinstance(e, Locked))
+        lock = next(e for e in play_keys(game, move.keys) if isinstance(e, Locked))
         assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (Rotation.EAST, 5, 8, spin)
-    assert minimal_keys(board, Piece.T, Rotation.EAST, 5, 8, rules) == here[Spin.NONE].keys
+    assert minimal_keys(board, here[Spin.NONE].placement, rules) == here[Spin.NONE].keys
 
 
 def test_target_search_finds_the_shortest_keys_of_every_reachable_mask() -> None:
@@ -105,8 +110,8 @@ def test_target_search_finds_the_shortest_keys_of_every_reachable_mask() -> None
     rules = Rules.named("srs+", allow_180=True)
     for piece in Piece:
         shortest: dict[int, int] = {}
-        for placement in find_moves(board, piece, rules):
-            shortest[placement.mask] = min(shortest.get(placement.mask, 99), len(placement.keys))
-        for placement in find_moves(board, piece, rules):
-            keys = minimal_keys(board, piece, placement.rotation, placement.x, placement.y, rules)
-            assert keys is not None and len(keys) == shortest[placement.mask]
+        for move in find_moves(board, piece, rules):
+            shortest[move.placement.mask] = min(shortest.get(move.placement.mask, 99), len(move.keys))
+        for move in find_moves(board, piece, rules):
+            keys = minimal_keys(board, move.placement, rules)
+            assert keys is not None and len(keys) == shortest[move.placement.mask]

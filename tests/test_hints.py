@@ -10,15 +10,20 @@ import pygame
 import pytest
 
 import ai.service
-from ai.protocol import Move, Suggestion, SuggestRequest
+from ai.protocol import Move, Placement, Suggestion, SuggestRequest
 from game.finesse import Key
-from game.movement import Spin, drop_y
-from game.pieces import Rotation
+from game.movement import drop_y
+from game.pieces import Piece, Rotation
 from ui import testing
 from ui.modes import ZEN
 from ui.play import PlayScene
 from ui.playfield import play_layout
 from ui.worker_client import WorkerClient, spawn_thread_worker
+
+
+def _upright(piece: Piece, x: int, y: int, keys: tuple[Key, ...]) -> Move:
+    """A move of the piece in its spawn rotation to (x, y), as a fake worker suggests it."""
+    return Move(placement=Placement(piece=piece, rotation=Rotation.NORTH, x=x, y=y), keys=keys)
 
 
 def _with_ai(app, **ai_options) -> None:
@@ -59,7 +64,7 @@ def _leftmost_handler(delay_s: float = 0.0):
         while snap.board.fits(snap.current, Rotation.NORTH, x - 1, 20):
             x -= 1
         y = drop_y(bits, snap.current, Rotation.NORTH, x, 20)
-        move = Move(snap.current, Rotation.NORTH, x, y, Spin.NONE, (Key.DAS_LEFT, Key.HARD_DROP), False)
+        move = _upright(snap.current, x, y, (Key.DAS_LEFT, Key.HARD_DROP))
         send(Suggestion(request.generation, move, final=True))
 
     return handle
@@ -73,14 +78,14 @@ def test_ghost_hint_is_drawn_where_the_suggestion_says(app_screen):
     app.scenes.push(scene)
     assert _run_until(app, lambda: scene.coach.show_hint)
     move = scene.coach.hint
-    assert move.piece == scene.game.active.piece
+    assert move.placement.piece == scene.game.active.piece
     app.draw(screen)
     lay = play_layout(screen.get_size(), app.settings.display.scale)
     from game.pieces import COLOURS
     from ui.coach import move_cells
 
     cells = set(move_cells(move))
-    r0, g0, b0 = COLOURS[move.piece]
+    r0, g0, b0 = COLOURS[move.placement.piece]
     edge = pygame.Color((r0 + 255) // 2, (g0 + 255) // 2, (b0 + 255) // 2)  # the piece's own colour, lightened
     for x, y in cells:
         r = lay.cell_rect(x, y)
@@ -111,7 +116,7 @@ def test_an_answer_for_an_old_piece_is_ignored(app_screen):
     app.tick()
     assert scene.game.stats.pieces == 1
     # a (late) answer for the old position, even with a matching generation, is not shown
-    stale = Move(old_piece, Rotation.NORTH, 0, 0, Spin.NONE, (Key.HARD_DROP,), False)
+    stale = _upright(old_piece, 0, 0, (Key.HARD_DROP,))
     coach._take(Suggestion(old_generation, stale, final=True))
     assert coach.hint is not stale
     # the real late answer arrives while the new piece is in play: only the new piece's hint is ever shown
@@ -119,7 +124,7 @@ def test_an_answer_for_an_old_piece_is_ignored(app_screen):
 
     def shown() -> bool:
         if coach.show_hint:
-            seen.append((coach.hint.piece, scene.game.active.piece))
+            seen.append((coach.hint.placement.piece, scene.game.active.piece))
         return len(seen) > 3
 
     assert _run_until(app, shown)
@@ -245,7 +250,7 @@ def test_streamed_hint_shows_first_and_the_final_one_replaces_it(app_screen):
             return
         snap = request.snapshot
         y = drop_y(snap.board.bits, snap.current, Rotation.NORTH, 4, 20)
-        quick = Move(snap.current, Rotation.NORTH, 4, y, Spin.NONE, (Key.HARD_DROP,), False)
+        quick = _upright(snap.current, 4, y, (Key.HARD_DROP,))
         send(Suggestion(request.generation, quick, final=False))
         deadline = time.monotonic() + 2
         while not release and time.monotonic() < deadline and not should_stop():
@@ -257,7 +262,7 @@ def test_streamed_hint_shows_first_and_the_final_one_replaces_it(app_screen):
         send(
             Suggestion(
                 request.generation,
-                Move(snap.current, Rotation.NORTH, x, y, Spin.NONE, (Key.DAS_RIGHT, Key.HARD_DROP), False),
+                _upright(snap.current, x, y, (Key.DAS_RIGHT, Key.HARD_DROP)),
                 final=True,
             )
         )
@@ -267,10 +272,10 @@ def test_streamed_hint_shows_first_and_the_final_one_replaces_it(app_screen):
     scene = PlayScene(app, ZEN)
     app.scenes.push(scene)
     assert _run_until(app, lambda: scene.coach.show_hint)
-    assert not scene.coach.hint_final and scene.coach.hint.x == 4
+    assert not scene.coach.hint_final and scene.coach.hint.placement.x == 4
     release.append(True)
     assert _run_until(app, lambda: scene.coach.hint_final)
-    assert scene.coach.hint.x > 4 and scene.coach.show_hint
+    assert scene.coach.hint.placement.x > 4 and scene.coach.show_hint
 
 
 def test_a_worker_failure_is_shown_not_raised(app_screen):

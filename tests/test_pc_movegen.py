@@ -40,12 +40,13 @@ def test_agrees_with_find_placements_on_random_fields(kicks: str, allow_180: boo
         h = rng.choice([2, 3, 4, 4, 6])
         bits = _random_field(rng, h)
         for piece in Piece:
-            reference = find_placements(bits, piece, rules, soft_drop=soft_drop)
-            expected = {p.mask for p in reference if p.mask < REGION[h]}
+            reference = [m.placement.mask for m in find_placements(bits, piece, rules, soft_drop=soft_drop)]
+            expected = {mask for mask in reference if mask < REGION[h]}
             mine = gen.placements(bits, h, piece)
             assert set(mine) == expected, (kicks, allow_180, soft_drop, piece, to_rows(bits, h))
             if soft_drop:
-                hard = {p.mask for p in find_placements(bits, piece, rules, soft_drop=False) if p.mask < REGION[h]}
+                hard_drops = [m.placement.mask for m in find_placements(bits, piece, rules, soft_drop=False)]
+                hard = {mask for mask in hard_drops if mask < REGION[h]}
                 assert {m for m, (_, is_hard) in mine.items() if is_hard} == hard
             checked += len(expected)
     assert checked > 100
@@ -60,7 +61,7 @@ def test_agrees_with_find_placements_other_tables(kicks: str) -> None:
         h = rng.choice([2, 4, 6])
         bits = _random_field(rng, h)
         for piece in Piece:
-            expected = {p.mask for p in find_placements(bits, piece, rules) if p.mask < REGION[h]}
+            expected = {m.placement.mask for m in find_placements(bits, piece, rules) if m.placement.mask < REGION[h]}
             assert set(gen.placements(bits, h, piece)) == expected, (kicks, piece, to_rows(bits, h))
 
 

@@ -69,26 +69,22 @@ def test_setup_solution_counts_match_path_unique() -> None:
 def test_shared_solution_replays() -> None:
     """solution-finder's own solutions are PCs under our rules too (a check of our replay and conventions)."""
     from ai.pc.search import Solution, Step
-    from game.board import PIECE_MASKS
     from game.pieces import Rotation
+    from game.placement import Placement
 
     for case in _cases()[::7]:
         if case["pc"] != "yes":
             continue
         problem = Problem(_field(case), 4, tuple(parse_queue(case["queue"])))
-        steps = []
+        placements = []
         for op in case["solution_ops"].split(";"):
             letter, rot, x, y = op.split(",")
-            piece, rotation = Piece[letter], Rotation.parse(rot)
-            steps.append(
-                Step(piece, rotation, int(x), int(y), False, True, 0, PIECE_MASKS[piece, rotation, int(x), int(y)])
-            )
-        placed = [s.piece for s in steps]
+            placements.append(Placement(piece=Piece[letter], rotation=Rotation.parse(rot), x=int(x), y=int(y)))
         from ai.pc.search import real_hold_flags
 
-        flags, leftover = real_hold_flags(problem, placed)
-        steps = [Step(s.piece, s.rotation, s.x, s.y, f, True, 0, s.mask) for s, f in zip(steps, flags)]
-        replay(problem, Solution(tuple(steps), leftover), SRS)
+        flags, leftover = real_hold_flags(problem, [p.piece for p in placements])
+        steps = [Step(placement=p, hold=f, hard=True, lines=0) for p, f in zip(placements, flags)]
+        replay(problem, Solution(steps=tuple(steps), leftover=leftover), SRS)
 
 
 def test_two_line_pc_with_and_without_hold() -> None:
@@ -140,8 +136,8 @@ def test_kick_tables_differ() -> None:
     assert solve(field, queue, rules=SRS, lines=2, use_hold=False).solvable
     assert not solve(field, queue, rules=Rules.named("srs+"), lines=2, use_hold=False).solvable
     tucked = PIECE_MASKS[Piece.I, Rotation.NORTH, 1, 0]
-    assert any(p.mask == tucked for p in find_moves(field, Piece.I, SRS))
-    assert not any(p.mask == tucked for p in find_moves(field, Piece.I, Rules.named("srs+")))
+    assert any(m.placement.mask == tucked for m in find_moves(field, Piece.I, SRS))
+    assert not any(m.placement.mask == tucked for m in find_moves(field, Piece.I, Rules.named("srs+")))
 
 
 def test_180_kicks_matter() -> None:

@@ -89,13 +89,14 @@ def test_every_placement_found_is_played_exactly_by_its_keys(board, piece, rules
     config = GameConfig(
         rules=rules, handling=handling, gravity_mode=GravityMode.FIXED, gravity=0.0, lock_delay=600, track_finesse=False
     )
-    for placement in find_moves(board, piece, rules):
+    for move in find_moves(board, piece, rules):
+        placement = move.placement
         game = Game(config, 0, board=board, queue=[piece])
-        lock = next(e for e in play_keys(game, placement.keys) if isinstance(e, Locked))
+        lock = next(e for e in play_keys(game, move.keys) if isinstance(e, Locked))
         assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (
             placement.rotation,
             placement.x,
             placement.y,
             placement.spin,
         )
-        assert lock.keys == len(placement.keys)
+        assert lock.keys == len(move.keys)

@@ -111,7 +111,7 @@ class TestMissed:
         from game.movegen import find_moves
         from game.movement import Spin
 
-        tsd = next(p for p in find_moves(game.board, Piece.T, game.rules) if p.spin is Spin.FULL)
+        tsd = next(m for m in find_moves(game.board, Piece.T, game.rules) if m.placement.spin is Spin.FULL)
         play_keys(game, tsd.keys)
         assert game.stats.tspins == 1
         review = review_replay(Replay.from_game(game))

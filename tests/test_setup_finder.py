@@ -41,7 +41,7 @@ def brute_buildable(shape: Shape, queue, hold, use_hold: bool, drop: str) -> boo
     def places(bits, piece):
         key = (bits, piece)
         if key not in cache:
-            cache[key] = {p.mask for p in find_moves(bits, piece, rules, soft_drop=soft)}
+            cache[key] = {m.placement.mask for m in find_moves(bits, piece, rules, soft_drop=soft)}
         return cache[key]
 
     def no_full_row(bits):
@@ -228,14 +228,11 @@ def _replays(shape: Shape, queue, way, use_hold=True, drop="softdrop") -> None:
     covering every '*' and nothing outside '*'/'+', and the hold flags are a real hold sequence of the queue."""
     rules, soft = rules_for(drop)
     bits = shape.base
-    for placement in way.placements:
-        reach = {p.mask for p in find_moves(bits, placement.piece, rules, soft_drop=soft)}
-        assert placement.mask in reach
-        assert not placement.mask & bits
-        from game.board import piece_mask
-
-        assert piece_mask(placement.piece, placement.rotation, placement.x, placement.y) == placement.mask
-        bits |= placement.mask
+    for step in way.placements:  # (a step's cells are worked out from its pose: the two cannot disagree)
+        reach = {m.placement.mask for m in find_moves(bits, step.piece, rules, soft_drop=soft)}
+        assert step.mask in reach
+        assert not step.mask & bits
+        bits |= step.mask
     assert not shape.must & ~bits and not (bits & ~shape.base) & ~shape.allowed
     # replay the hold presses: the piece in play is queue[r]; hold swaps it with the hold slot
     queue = list(queue)

@@ -78,7 +78,7 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
         assert panel.status == "possible", panel
         move = panel.first_move
         assert panel.advice.startswith(
-            ("Next: hold, then place" if move.hold else "Next: place") + f" the {move.piece.name}"
+            ("Next: hold, then place" if move.hold else "Next: place") + f" the {move.placement.piece.name}"
         )
         assert not (move.hold and game.hold_used)
         if checked < 2:  # the chance shown is the exact share for the advised placement
@@ -89,7 +89,7 @@ def test_following_the_build_panel_builds_the_set_up(app, key, seed):
             assert run_until(app, lambda: keys.idle and game.hold_used)
             assert run_until(app, lambda: coach.build_panel().status != "solving")
             move = coach.build_panel().first_move
-            assert move is not None and not move.hold and move.piece == game.active.piece
+            assert move is not None and not move.hold and move.placement.piece == game.active.piece
             panel = coach.build_panel()
         expected = game.board.bits
         for x, y in panel.overlay[0][1]:

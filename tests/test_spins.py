@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from game.board import Board
 from game.finesse import Key
-from game.movegen import find_moves
+from game.movegen import Move, find_moves
 from game.movement import Spin, detect_spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
@@ -13,8 +13,10 @@ from game.scoring import lock_piece
 N, E, S, W = Rotation
 
 
-def placements_at(rows: list[str], piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules):
-    return [p for p in find_moves(Board.from_rows(rows), piece, rules) if (p.rotation, p.x, p.y) == (rotation, x, y)]
+def placements_at(rows: list[str], piece: Piece, rotation: Rotation, x: int, y: int, rules: Rules) -> list[Move]:
+    """The moves that lock the piece at (rotation, x, y), one per spin."""
+    moves = find_moves(Board.from_rows(rows), piece, rules)
+    return [m for m in moves if (m.placement.rotation, m.placement.x, m.placement.y) == (rotation, x, y)]
 
 
 TSD = [
@@ -42,16 +44,16 @@ class TestSetups:
     def test_tsd_is_found_and_clears_two_as_a_full_spin(self) -> None:
         rules = Rules.named("srs")
         found = placements_at(TSD, Piece.T, S, 2, 1, rules)
-        spins = {p.spin for p in found}
+        spins = {m.placement.spin for m in found}
         assert Spin.FULL in spins
-        full = next(p for p in found if p.spin is Spin.FULL)
+        full = next(m for m in found if m.placement.spin is Spin.FULL)
         assert full.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)  # it ends with a rotation into the slot
         _, result = lock_piece(Board.from_rows(TSD), Piece.T, S, 2, 1, Spin.FULL, -1, -1)
         assert result.lines == 2 and result.label() == "T-SPIN DOUBLE"
 
     def test_tst_needs_the_fifth_kick_and_no_kicks_cannot_do_it(self) -> None:
         found = placements_at(TST, Piece.T, E, 1, 1, Rules.named("srs"))
-        assert [p.spin for p in found] == [Spin.FULL]
+        assert [m.placement.spin for m in found] == [Spin.FULL]
         assert placements_at(TST, Piece.T, E, 1, 1, Rules.named("none")) == []
         _, result = lock_piece(Board.from_rows(TST), Piece.T, E, 1, 1, Spin.FULL, -1, -1)
         assert result.lines == 3 and result.label() == "T-SPIN TRIPLE"
@@ -81,9 +83,9 @@ class TestSetups:
     def test_spin_after_soft_drop_does_not_count(self) -> None:
         # Rotating in the air and then falling into place is a drop, not a spin.
         rules = Rules.named("srs")
-        for placement in find_moves(Board.from_rows(TSD), Piece.T, rules):
-            if placement.spin is not Spin.NONE:
-                assert placement.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
+        for move in find_moves(Board.from_rows(TSD), Piece.T, rules):
+            if move.placement.spin is not Spin.NONE:
+                assert move.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)
 
     def test_all_spin_rule_gives_other_pieces_minis(self) -> None:
         # A Z stood up in a pocket where it cannot move left, right or up.

@@ -99,7 +99,7 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
             assert piece == queue[0]
             rotation = Rotation.parse(location["orientation"])
             # The move must be one our own rules can reach, with the spin it claims.
-            legal = {(p.rotation, p.x, p.y, p.spin) for p in find_moves(board, piece, rules)}
+            legal = {(p.rotation, p.x, p.y, p.spin) for p in (m.placement for m in find_moves(board, piece, rules))}
             assert (rotation, location["x"], location["y"], SPINS[move["spin"]]) in legal
             board, result = lock_piece(
                 board, piece, rotation, location["x"], location["y"], SPINS[move["spin"]], b2b, combo

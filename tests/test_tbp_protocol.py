@@ -100,18 +100,14 @@ class FakeSearch:
         if not options:
             return Thought(None)
         if budget.depth == 1:
-            p = options[0]
-            return Thought(
-                Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False), nodes=len(options), depth=1, search_ms=1.0
-            )
+            return Thought(Move(placement=options[0].placement, keys=()), nodes=len(options), depth=1, search_ms=1.0)
         self.full_started.set()
         stopped = False
         if self.block:
             assert budget.should_stop is not None
             stopped = _wait_for(budget.should_stop)
-        p = options[-1]
         return Thought(
-            Move(p.piece, p.rotation, p.x, p.y, p.spin, (), False),
+            Move(placement=options[-1].placement, keys=()),
             nodes=1234,
             depth=5 if stopped else 6,
             search_ms=2.0,
@@ -250,8 +246,8 @@ class TestThinking:
         calls = len(search.calls)
         [reply] = bot.handle({"type": "suggest"})
         assert len(search.calls) == calls  # answered from what was found, not by searching now
-        options = find_moves(Board(), Piece.T, Rules())
-        assert suggested(reply) == (Piece.T, options[-1].rotation, options[-1].x, options[-1].y)  # the full search's
+        last = find_moves(Board(), Piece.T, Rules())[-1].placement
+        assert suggested(reply) == (Piece.T, last.rotation, last.x, last.y)  # the full search's
         info = reply["move_info"]
         assert info["nodes"] == 1234 and info["depth"] == 6 and info["nps"] == 617_000
         assert info["extra"].startswith("thought ") and "fake" in info["extra"]
@@ -299,7 +295,7 @@ class TestThinking:
         piece, rotation, x, y = suggested(reply)
         state = bot.state
         assert state is not None
-        legal = {(p.rotation, p.x, p.y) for p in find_moves(state.board, piece, Rules())}
+        legal = {(m.placement.rotation, m.placement.x, m.placement.y) for m in find_moves(state.board, piece, Rules())}
         assert piece in (Piece.O, Piece.I) and (rotation, x, y) in legal
         info = reply["move_info"]
         assert info["depth"] >= 2 and info["nodes"] > 0 and info["nps"] > 0 and "ms" in info["extra"]

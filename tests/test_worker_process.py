@@ -49,10 +49,10 @@ def test_real_worker_answers_restarts_and_leaves_nothing_behind() -> None:
         client.suggest(snapshot(), budget_ms=20)
         answer = final_answer(client, Suggestion)
         move = answer.move
-        assert move is not None and move.piece is Piece.I and not move.hold
-        legal = {(p.rotation, p.x, p.y) for p in find_moves(snapshot().board, Piece.I, Rules())}
-        assert (move.rotation, move.x, move.y) in legal
-        assert move.x == 9  # the obvious quad: the I stood up in the well
+        assert move is not None and move.placement.piece is Piece.I and not move.hold
+        legal = {m.placement for m in find_moves(snapshot().board, Piece.I, Rules())}
+        assert move.placement in legal
+        assert move.placement.x == 9  # the obvious quad: the I stood up in the well
         assert client.status.state == "ok"  # READY came before the answer
         first_pid = client.pid
         assert first_pid is not None and pid_alive(first_pid)

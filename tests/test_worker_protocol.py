@@ -232,4 +232,4 @@ def test_engines_run_pure_python_until_the_kernels_are_loaded(monkeypatch) -> No
     assert warm is not cold and warm._placements is not _python_placements
     state = service.search_state(snapshot())
     budget = Budget(time_ms=None, max_nodes=300, depth=2)
-    assert cold.suggest(state, budget).placement == warm.suggest(state, budget).placement  # same nodes, same move
+    assert cold.suggest(state, budget).move == warm.suggest(state, budget).move  # same nodes, same move

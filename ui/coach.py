@@ -83,7 +83,8 @@ def position_key(game: Game) -> PositionKey | None:
 
 
 def move_cells(move: Move) -> list[tuple[int, int]]:
-    return [(move.x + dx, move.y + dy) for dx, dy in SHAPES[move.piece, move.rotation]]
+    p = move.placement
+    return [(p.x + dx, p.y + dy) for dx, dy in SHAPES[p.piece, p.rotation]]
 
 
 def pc_lines(game: Game, practice: bool) -> int:
@@ -433,7 +434,7 @@ class Coach:
             if not self.hints.accepts(answer, key) or key is None:
                 return  # for another piece: ignore
             move = answer.move
-            if move is not None and _expected_piece(game, move) != move.piece:
+            if move is not None and _expected_piece(game, move) != move.placement.piece:
                 return
             if self.hints.key != key:
                 self.hint_ready_clock = self.scene.clock
@@ -480,13 +481,13 @@ class Coach:
         planned = False
         hint = self.hints.answer
         move = hint.move if hint is not None else None
-        if hint is not None and move is not None and move.hold and active.piece == move.piece:
+        if hint is not None and move is not None and move.hold and active.piece == move.placement.piece:
             self.hints.keep(replace(hint, move=replace(move, hold=False)), key)
             self.hints.asked = key
             planned = True
         shown = self.pcs.for_position(self._held_from)
         first = shown.solution[0] if shown is not None and shown.solution else None
-        if shown is not None and first is not None and first.hold and active.piece == first.piece:
+        if shown is not None and first is not None and first.hold and active.piece == first.placement.piece:
             # The hold the PC solution asked for: the same solution goes on (its first placement no longer
             # needs a hold); the chance is worked out again for the new position.
             self.pcs.keep(

@@ -101,14 +101,15 @@ def _advice_ghost(surface: pygame.Surface, lay: CellLayout, move: Move) -> None:
     if not cells:
         return
     c = lay.c
-    tint, hatch = _tint(Piece(move.piece), c, 110), _hatch(c)
+    piece = move.placement.piece
+    tint, hatch = _tint(Piece(piece), c, 110), _hatch(c)
     for x, y in cells:
         surface.blit(tint, lay.cell_rect(x, y))
         surface.blit(hatch, lay.cell_rect(x, y))
     _outline(surface, lay, cells, (0, 0, 0), max(3, c // 5))  # dark halo keeps the edge visible on light blocks
-    _outline(surface, lay, cells, _light(move.piece), max(2, c // 9))
+    _outline(surface, lay, cells, _light(piece), max(2, c // 9))
     if move.hold:
-        _hold_tag(surface, lay, cells, move.piece)
+        _hold_tag(surface, lay, cells, piece)
 
 
 def _hold_tag(surface: pygame.Surface, lay: CellLayout, cells: Cells, piece: Piece | int) -> None:
@@ -210,7 +211,7 @@ def draw_pc_numbers(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout) 
             first = panel.first_move
             cells = _visible(panel.overlay[0][1])
             if first is not None and first.hold and cells:
-                _hold_tag(surface, lay, cells, first.piece)
+                _hold_tag(surface, lay, cells, first.placement.piece)
 
 
 class _MiniLayout:

@@ -213,8 +213,9 @@ def _run_solve(args, bits, rules, queue, held, use_hold, soft) -> int:
     )
     for number, sol in enumerate(result.solutions, 1):
         steps = ", ".join(
-            f"{'hold>' if s.hold else ''}{s.piece.name} {s.rotation.tbp_name} ({s.x},{s.y}){'' if s.hard else ' soft'}"
+            f"{'hold>' if s.hold else ''}{p.piece.name} {p.rotation.tbp_name} ({p.x},{p.y}){'' if s.hard else ' soft'}"
             for s in sol.steps
+            for p in (s.placement,)
         )
         left = sol.leftover.name if sol.leftover is not None else "-"
         print(f"#{number}: {steps}  [soft {sol.soft_count}, early clears {sol.early_clears}, left {left}]")

@@ -53,5 +53,6 @@ def fumen_code(problem: Problem, solution: Solution) -> str | None:
     pages = []
     for index, step in enumerate(solution.steps):
         field = Field.from_board(Board(problem.field)) if index == 0 else None
-        pages.append(Page(field, Operation(step.piece, step.rotation, step.x, step.y)))
+        placement = step.placement
+        pages.append(Page(field, Operation(placement.piece, placement.rotation, placement.x, placement.y)))
     return encode(pages)

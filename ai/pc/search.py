@@ -19,13 +19,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
 from ai.pc.tiling import tileable_counts8
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.rules import Rules, per_rules
 
 
@@ -48,26 +49,48 @@ def gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Step:
-    """One placement of a solution. (x, y) is the rotation cell (TBP / solution-finder convention) in the field
-    as it is when the piece is placed: y = 0 is the bottom row and rows cleared earlier are gone."""
+    """One placement of a solution (or of a set-up build): the placement, in the field as it is when the piece is
+    placed (y = 0 is the bottom row and rows cleared earlier are gone), and how it is played."""
 
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
+    placement: Placement
     hold: bool  # the hold key was pressed for this placement
     hard: bool  # a plain hard drop reaches it (no soft drop, tuck or spin needed)
     lines: int  # rows this placement cleared
-    mask: Bitboard  # the piece's cells in that field (same layout as game.board)
+
+    @overload
+    def __init__(self, *, placement: Placement, hold: bool, hard: bool, lines: int) -> None: ...
+
+    @overload  # the positional form ai/pc/chance.py still uses (piece, rotation, x, y, hold, hard, lines, mask)
+    def __init__(
+        self, piece: Piece, rotation: Rotation, x: int, y: int, hold: bool, hard: bool, lines: int, mask: Bitboard, /
+    ) -> None: ...
+
+    def __init__(self, *positional: Any, **fields: Any) -> None:
+        if positional:  # the mask given is the placement's own cells: not kept twice
+            piece, rotation, x, y, hold, hard, lines, _mask = positional
+            fields = {"placement": Placement(piece=piece, rotation=rotation, x=x, y=y), "hold": hold}
+            fields |= {"hard": hard, "lines": lines}
+        for name in ("placement", "hold", "hard", "lines"):
+            object.__setattr__(self, name, fields[name])
+
+    @property
+    def piece(self) -> Piece:
+        return self.placement.piece
+
+    @property
+    def mask(self) -> Bitboard:
+        """The piece's cells in the field as it is when it is placed (same layout as game.board)."""
+        return self.placement.mask
 
     def as_dict(self) -> dict:
+        placement = self.placement
         return {
-            "piece": self.piece.name,
-            "orientation": self.rotation.tbp_name,
-            "x": self.x,
-            "y": self.y,
+            "piece": placement.piece.name,
+            "orientation": placement.rotation.tbp_name,
+            "x": placement.x,
+            "y": placement.y,
             "hold": self.hold,
         }
 
@@ -94,7 +117,8 @@ class Solution:
 
     def ops(self) -> str:
         """solution-finder's solution_ops form: 'P,R,x,y;...'."""
-        return ";".join(f"{s.piece.name},{s.rotation.srs_name},{s.x},{s.y}" for s in self.steps)
+        placements = [step.placement for step in self.steps]
+        return ";".join(f"{p.piece.name},{p.rotation.srs_name},{p.x},{p.y}" for p in placements)
 
 
 @dataclass(frozen=True)
@@ -315,9 +339,15 @@ class Searcher:
         flags, leftover = real_hold_flags(problem, placed)
         steps = []
         for (piece, child), hold in zip(path, flags):
-            rot, x, y = unpack(child.sid)
-            steps.append(Step(piece, Rotation(rot), x, y, hold, child.hard, child.lines, child.mask))
-        return Solution(tuple(steps), leftover)
+            steps.append(step_of(piece, child, hold=hold))
+        return Solution(steps=tuple(steps), leftover=leftover)
+
+
+def step_of(piece: Piece, child: Child, *, hold: bool) -> Step:
+    """The Step a child of the PC move generator makes (its plain ints turned into a placement)."""
+    rot, x, y = unpack(child.sid)
+    placement = Placement(piece=piece, rotation=Rotation(rot), x=x, y=y)
+    return Step(placement=placement, hold=hold, hard=child.hard, lines=child.lines)
 
 
 @per_rules()

@@ -46,8 +46,10 @@ from dataclasses import dataclass, field
 
 from ai.pc.movegen import MASKS, MoveGenerator, for_rules, unpack
 from ai.pc.pattern import Pattern, parse_pattern
+from ai.pc.search import Step
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
+from game.placement import Move, Placement
 from game.rules import Rules
 from game.setups import ENTRY_FIELDS, SetupEntry, entry_fields
 from game.setups import LIBRARY_DIR as SETUPS_DIR
@@ -230,35 +232,12 @@ MIRROR_PIECE = {
 
 
 # --- results ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """One piece of a build: rotation-cell (x, y) in the shape's rows, whether hold was pressed for it, whether a
-    plain hard drop reaches it (no tuck or spin), and its cells."""
-
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
-    hold: bool
-    hard: bool
-    mask: Bitboard
-
-    def as_dict(self) -> dict:
-        return {
-            "piece": self.piece.name,
-            "orientation": self.rotation.tbp_name,
-            "x": self.x,
-            "y": self.y,
-            "hold": self.hold,
-            "hard_drop": self.hard,
-        }
-
-
 @dataclass(frozen=True)
 class Way:
-    """A build: the placements in order and the piece left over (in hold or next in the queue), if any."""
+    """A build: the placements in order and the piece left over (in hold or next in the queue), if any. A build
+    clears no line, so each step's (x, y) is in the shape's rows."""
 
-    placements: tuple[Placement, ...]
+    placements: tuple[Step, ...]
     leftover: Piece | None
 
     @property
@@ -274,7 +253,7 @@ class Way:
 
     def as_dict(self) -> dict:
         return {
-            "placements": [p.as_dict() for p in self.placements],
+            "placements": [{**p.as_dict(), "hard_drop": p.hard} for p in self.placements],
             "leftover": self.leftover.name if self.leftover is not None else None,
         }
 
@@ -516,7 +495,7 @@ class Finder:
         return orders[0][0] if orders else None
 
     # guided practice: the first placement, then the rest
-    def firsts(self, queue: tuple[Piece, ...], hold: Piece | None, hold_spent: bool = False) -> list[Placement]:
+    def firsts(self, queue: tuple[Piece, ...], hold: Piece | None, hold_spent: bool = False) -> list[Step]:
         """Every placement that can start a build from this queue and hold (the piece in play, or with the hold
         key the hold piece or the next one): a placement of some arrangement that rests on the field and is
         reachable now. No hold when `hold_spent` (hold was pressed for the piece in play)."""
@@ -526,7 +505,7 @@ class Finder:
             if other is not None and (not queue or other != queue[0]):
                 options.append((other, True))
         base = self.shape.base
-        out: list[Placement] = []
+        out: list[Step] = []
         for piece, flag in options:
             seen: set[Bitboard] = set()
             for arrangement in self.arrangements:
@@ -534,8 +513,8 @@ class Finder:
                     if kind == piece and mask not in seen:
                         seen.add(mask)
                         if self._placeable(base, kind, mask):
-                            rot, x, y = _POSE[kind][mask]
-                            out.append(Placement(piece, Rotation(rot), x, y, flag, not self._shadow[mask] & base, mask))
+                            hard = not self._shadow[mask] & base
+                            out.append(Step(placement=_placement(kind, mask), hold=flag, hard=hard, lines=0))
         return out
 
     def after(self, piece: Piece, mask: Bitboard, *, lazy: bool | None = None) -> Finder | None:
@@ -596,9 +575,14 @@ class Finder:
         flags, leftover = _hold_flags(queue, hold, placed, self.use_hold)
         out = []
         for (piece, mask, hard), flag in zip(path, flags):
-            rot, x, y = _POSE[piece][mask]
-            out.append(Placement(Piece(piece), Rotation(rot), x, y, flag, hard, mask))
-        return Way(tuple(out), leftover)
+            out.append(Step(placement=_placement(piece, mask), hold=flag, hard=hard, lines=0))
+        return Way(placements=tuple(out), leftover=leftover)
+
+
+def _placement(piece: int, mask: Bitboard) -> Placement:
+    """The placement covering `mask` (a build's cells are unique to one pose of the piece)."""
+    rot, x, y = _POSE[piece][mask]
+    return Placement(piece=Piece(piece), rotation=Rotation(rot), x=x, y=y)
 
 
 def _shadow(mask: Bitboard, h: int) -> Bitboard:
@@ -871,11 +855,8 @@ def cover(
 # --- T-spin slots -----------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class TSpinSlot:
-    rotation: Rotation
-    x: int
-    y: int
+    move: Move  # the T's placement (a full spin) and the shortest keys to it
     lines: int  # rows the spin clears (1 single, 2 double, 3 triple)
-    keys: tuple[str, ...]
 
     @property
     def name(self) -> str:
@@ -890,16 +871,14 @@ def tspin_slots(bits: Bitboard, *, rules: Rules | None = None, drop: str = "soft
 
     rules, soft = rules_for(drop, rules)
     out = []
-    for placement in find_moves(bits, Piece.T, rules, soft_drop=soft):
-        if placement.spin is not Spin.FULL:
+    for move in find_moves(bits, Piece.T, rules, soft_drop=soft):
+        if move.placement.spin is not Spin.FULL:
             continue
-        after = bits | placement.mask
+        after = bits | move.placement.mask
         lines = sum(1 for y in range(40) if (after >> (y * WIDTH)) & ROW == ROW)
         if lines:
-            out.append(
-                TSpinSlot(placement.rotation, placement.x, placement.y, lines, tuple(k.value for k in placement.keys))
-            )
-    out.sort(key=lambda s: (-s.lines, len(s.keys)))
+            out.append(TSpinSlot(move=move, lines=lines))
+    out.sort(key=lambda s: (-s.lines, len(s.move.keys)))
     return out
 
 

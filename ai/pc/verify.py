@@ -21,8 +21,8 @@ def _offered(board: Board, piece, rules: Rules, soft_drop: bool) -> dict[int, li
         if len(_OFFERED) > 50_000:
             _OFFERED.clear()
         found = {}
-        for placement in find_moves(board, piece, rules, soft_drop=soft_drop):
-            found.setdefault(placement.mask, []).append(placement.spin)
+        for move in find_moves(board, piece, rules, soft_drop=soft_drop):
+            found.setdefault(move.placement.mask, []).append(move.placement.spin)
         _OFFERED[key] = found
     return found
 
@@ -56,14 +56,15 @@ def replay(problem: Problem, solution: Solution, rules: Rules, soft_drop: bool =
             if not queue or queue[0] != step.piece:
                 raise ReplayError(f"step {number}: next piece is not {step.piece.name}")
             queue.pop(0)
-        mask = PIECE_MASKS.get((step.piece, step.rotation, step.x, step.y))
-        if mask is None or mask != step.mask:
-            raise ReplayError(f"step {number}: ({step.rotation.srs_name}, {step.x}, {step.y}) is not the cells found")
-        spins = _offered(board, step.piece, rules, soft_drop).get(mask)
+        p = step.placement
+        mask = PIECE_MASKS.get((p.piece, p.rotation, p.x, p.y))
+        if mask is None:
+            raise ReplayError(f"step {number}: ({p.rotation.srs_name}, {p.x}, {p.y}) is not on the board")
+        spins = _offered(board, p.piece, rules, soft_drop).get(mask)
         if not spins:
-            raise ReplayError(f"step {number}: {step.piece.name} at {step.x},{step.y} is not reachable")
+            raise ReplayError(f"step {number}: {p.piece.name} at {p.x},{p.y} is not reachable")
         spin = min(spins, key=lambda s: s is not Spin.NONE)
-        board, last = lock_piece(board, step.piece, step.rotation, step.x, step.y, spin, -1, -1)
+        board, last = lock_piece(board, p.piece, p.rotation, p.x, p.y, spin, -1, -1)
         cleared += last.lines
     if last is None or not last.perfect_clear or not board.is_empty() or cleared != problem.lines:
         raise ReplayError("the solution does not end in a perfect clear of the requested lines")
@@ -86,9 +87,10 @@ def replay_on_engine(problem: Problem, solution: Solution, rules: Rules, soft_dr
     game = Game.from_position(config, Board(problem.field), list(problem.queue), problem.hold)
     last = None
     for number, step in enumerate(solution.steps, 1):
-        keys = minimal_keys(game.board, step.piece, step.rotation, step.x, step.y, rules, soft_drop=soft_drop)
+        p = step.placement
+        keys = minimal_keys(game.board, p, rules, soft_drop=soft_drop)
         if keys is None:
-            raise ReplayError(f"step {number}: no keys reach {step.piece.name} at {step.x},{step.y} on the engine")
+            raise ReplayError(f"step {number}: no keys reach {p.piece.name} at {p.x},{p.y} on the engine")
         locks = [e for e in play_keys(game, keys, hold_first=step.hold) if isinstance(e, Locked)]
         # Same cells count as the same placement (S, Z and I cover equal cells in two states).
         if (
