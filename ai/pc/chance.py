@@ -24,12 +24,11 @@ import time
 from dataclasses import dataclass, field
 
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
-from ai.pc.movegen import unpack
 from ai.pc.percent import Node, Trie, TrieSearch
-from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for
+from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for, step_of
 from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard, Board
-from game.pieces import Piece, Rotation
+from game.pieces import Piece
 from game.rules import Rules, per_rules
 
 MAX_FUTURES = 20_000
@@ -236,9 +235,7 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
         for child in search.gen.children(bits, lines, placed):
             key = (placed, child.mask)
             if key not in moves:
-                rot, x, y = unpack(child.sid)
-                step = Step(placed, Rotation(rot), x, y, placed != known[0], child.hard, child.lines, child.mask)
-                moves[key] = (step, [])
+                moves[key] = (step_of(placed, child, hold=placed != known[0]), [])
             moves[key][1].append((child, keep, sub, offset, consumed))
 
     searcher = searcher_for(rules, soft_drop)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
@@ -49,7 +49,7 @@ def gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One placement of a solution (or of a set-up build): the placement, in the field as it is when the piece is
     placed (y = 0 is the bottom row and rows cleared earlier are gone), and how it is played."""
@@ -58,22 +58,6 @@ class Step:
     hold: bool  # the hold key was pressed for this placement
     hard: bool  # a plain hard drop reaches it (no soft drop, tuck or spin needed)
     lines: int  # rows this placement cleared
-
-    @overload
-    def __init__(self, *, placement: Placement, hold: bool, hard: bool, lines: int) -> None: ...
-
-    @overload  # the positional form ai/pc/chance.py still uses (piece, rotation, x, y, hold, hard, lines, mask)
-    def __init__(
-        self, piece: Piece, rotation: Rotation, x: int, y: int, hold: bool, hard: bool, lines: int, mask: Bitboard, /
-    ) -> None: ...
-
-    def __init__(self, *positional: Any, **fields: Any) -> None:
-        if positional:  # the mask given is the placement's own cells: not kept twice
-            piece, rotation, x, y, hold, hard, lines, _mask = positional
-            fields = {"placement": Placement(piece=piece, rotation=rotation, x=x, y=y), "hold": hold}
-            fields |= {"hard": hard, "lines": lines}
-        for name in ("placement", "hold", "hard", "lines"):
-            object.__setattr__(self, name, fields[name])
 
     @property
     def piece(self) -> Piece:
