@@ -1,4 +1,5 @@
-"""`ai.pc.movegen.MoveGenerator.placements` compiled with numba: the same seeds (straight drops), hidden resting
+"""`ai.pc.movegen.MoveGenerator.placements` compiled with numba (`placements_into`, with the work arrays of
+`scratch()` so no call allocates): the same seeds (straight drops), hidden resting
 spots and backward reachability search, on arrays instead of dicts, returning the placements in the same
 order. `ai.pc.movegen` uses it when numba can be imported; tests compare the two on random fields.
 """
@@ -38,49 +39,6 @@ def scratch():
         np.empty(4096, np.int64),
         np.zeros(4096, np.bool_),
         np.empty(256, np.int64),
-    )
-
-
-@njit(cache=True, nogil=True)
-def placements(
-    bits,
-    h,
-    masks,
-    tops,
-    lows,
-    xs_start,
-    xs_count,
-    xs,
-    turn_start,
-    turn_count,
-    test_start,
-    test_count,
-    deltas,
-    soft,
-    out_mask,
-    out_sid,
-    out_hard,
-):
-    """placements_into with work arrays of its own."""
-    return placements_into(
-        bits,
-        h,
-        masks,
-        tops,
-        lows,
-        xs_start,
-        xs_count,
-        xs,
-        turn_start,
-        turn_count,
-        test_start,
-        test_count,
-        deltas,
-        soft,
-        out_mask,
-        out_sid,
-        out_hard,
-        scratch(),
     )
 
 

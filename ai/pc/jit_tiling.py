@@ -24,6 +24,17 @@ STACK = 17  # frames of the search: at most 15 pieces below the start
 
 
 @njit(cache=True, nogil=True)
+def _first_empty(empty, columns, x):
+    """(column, cell index) of the first empty cell in column-major order, starting at column x (the columns
+    before it are full: the search fills column by column)."""
+    column = empty & columns[x]
+    while column == 0:
+        x += 1
+        column = empty & columns[x]
+    return x, trailing_zeros(column)
+
+
+@njit(cache=True, nogil=True)
 def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
     bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, memo, fill, stack
 ):
@@ -45,13 +56,7 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
     st_end = stack[4]
     sp = 0
     # open frame 0
-    empty = ~bits0 & region
-    x = 0
-    column = empty & columns[x]
-    while column == 0:
-        x += 1
-        column = empty & columns[x]
-    cell = trailing_zeros(column)
+    x, cell = _first_empty(~bits0 & region, columns, 0)
     st_bits[0] = bits0
     st_packed[0] = packed0
     st_x[0] = x
@@ -76,39 +81,24 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
                 for j in range(sp + 1):
                     put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
                 return 1
-            if need0 - sp - 1 == 1:  # one piece left: is the rest one of its placements? (no memo, no step)
-                rest = ~nbits & region
-                x = st_x[sp]
-                column = rest & columns[x]
-                while column == 0:
-                    x += 1
-                    column = rest & columns[x]
-                cell = trailing_zeros(column)
-                fits = False
-                for k in range(starts[cell], starts[cell + 1]):
-                    if masks[k] == rest and (npacked >> (4 * pieces[k])) & 15:
-                        fits = True
-                        break
-                if fits:
+            # the first empty cell (column-major) left: placed next, from the (small, cached) placement table
+            empty = ~nbits & region
+            x, cell = _first_empty(empty, columns, st_x[sp])
+            last = need0 - sp - 1 == 1
+            coverable = False
+            for k in range(starts[cell], starts[cell + 1]):
+                if (npacked >> (4 * pieces[k])) & 15 and (masks[k] == empty if last else not masks[k] & nbits):
+                    coverable = True
+                    break
+            if last:  # one piece left: the rest is one of its placements or not (no memo entry, no step)
+                if coverable:
                     for j in range(sp + 1):
                         put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
                     return 1
                 st_opt[sp] += 1
                 continue
-            # the next empty cell must take some piece still there: checked in the (small, cached) placement
-            # table before the memo, whose look-ups miss the cache (no memo entry, no step, as ai.pc.tiling)
-            empty = ~nbits & region
-            x = st_x[sp]
-            column = empty & columns[x]
-            while column == 0:
-                x += 1
-                column = empty & columns[x]
-            cell = trailing_zeros(column)
-            coverable = False
-            for k in range(starts[cell], starts[cell + 1]):
-                if (npacked >> (4 * pieces[k])) & 15 and not masks[k] & nbits:
-                    coverable = True
-                    break
+            # some piece left must take that cell: checked before the memo, whose look-ups miss the CPU caches
+            # (no memo entry, no step, as ai.pc.tiling)
             if not coverable:
                 st_opt[sp] += 1
                 continue
@@ -202,4 +192,4 @@ class Kernel:
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 
 
-jit_table.forget_stale_cache("jit_tiling", [_search, _search_counts], [__file__, jit_table.__file__])
+jit_table.forget_stale_cache("jit_tiling", [_first_empty, _search, _search_counts], [__file__, jit_table.__file__])
