@@ -38,6 +38,23 @@ __all__ = ["Key", "Move", "Placement", "RawPlacement", "find_moves", "generate_r
 
 _XOFF = 8  # xi = x + 8: kicks of up to 4 columns from any legal x stay inside 0..31
 _YOFF = 8  # p = y + 8: bit p of a fit column
+
+# A piece state as one small int, the encoding of every move generator here (this one, the compiled port
+# ai.jit_movegen and the PC search's ai.pc.movegen): rotation << 11 | (x + 8) << 6 | (y + 8).
+# A row up is +STATE_ROW, a column right +STATE_COL, a quarter turn +STATE_ROT; 4 * STATE_ROT states in all.
+STATE_ROW, STATE_COL, STATE_ROT = 1, 1 << 6, 1 << 11
+
+
+def state_of(rotation: int, x: int, y: int) -> int:
+    """The state int of a piece at (rotation, x, y) (x in -8..23, y in -8..55)."""
+    return int(rotation) * STATE_ROT + (x + _XOFF) * STATE_COL + (y + _YOFF) * STATE_ROW
+
+
+def state_parts(state: int) -> tuple[int, int, int]:
+    """(rotation, x, y) of a state int."""
+    return state >> 11, ((state >> 6) & 31) - _XOFF, (state & 63) - _YOFF
+
+
 _XS = 32
 _ROW = 1023
 _COL_FULL = (1 << 40) - 1

@@ -9,9 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_ROT = 4096
-_ROW = 32
+from game.movegen import STATE_COL as _COL
+from game.movegen import STATE_ROT as _ROT
+from game.movegen import STATE_ROW as _ROW
+
 _STATES = 4 * _ROT
+_P = _COL - 1  # sid & _P: the row index p = y + 8
 
 
 @njit(cache=True, nogil=True)
@@ -72,9 +75,9 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
     n = 0
     ns = 0
     for rot in range(4):
-        base = rot * _ROT + (h - lows[rot] + 8) * _ROW + 8
+        base = rot * _ROT + (h - lows[rot] + 8) * _ROW
         for k in range(xs_start[rot], xs_start[rot] + xs_count[rot]):
-            sid = base + xs[k]
+            sid = base + (xs[k] + 8) * _COL
             while _fits(masks, tops, bits, sid - _ROW):
                 sid -= _ROW
             seeds[ns] = sid
@@ -120,7 +123,7 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
         for s in range(ns):
             is_seed[seeds[s]] = False
         return n
-    top = (h + 4 + 8) * _ROW  # SKY = 4 rows above the field
+    top = h + 4 + 8  # the row index p no state may reach (SKY = 4 rows above the field)
     nmarked = 0
     done[:nh] = False
     for first in range(nh):
@@ -149,12 +152,12 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
                 reached = True
                 break
             nb = 0
-            before[nb] = sid - 1
-            before[nb + 1] = sid + 1
+            before[nb] = sid - _COL
+            before[nb + 1] = sid + _COL
             nb += 2
             if not _fits(masks, tops, bits, sid - _ROW):
                 above = sid + _ROW
-                while above % _ROT < top and _fits(masks, tops, bits, above):
+                while above & _P < top and _fits(masks, tops, bits, above):
                     before[nb] = above
                     nb += 1
                     above += _ROW
@@ -175,7 +178,7 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
                 prev = before[b]
                 if prev < 0 or prev >= _STATES or seen[prev] == stamp or unreachable[prev]:
                     continue
-                if prev % _ROT >= top or not _fits(masks, tops, bits, prev):
+                if prev & _P >= top or not _fits(masks, tops, bits, prev):
                     continue
                 seen[prev] = stamp
                 stack[sp] = prev
@@ -198,3 +201,13 @@ def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first sea
     for t in range(nmarked):
         unreachable[marked[t]] = False
     return n
+
+
+def _forget_stale() -> None:
+    import game.movegen
+    from ai.pc import jit_table
+
+    jit_table.forget_stale_cache("jit_placements", [scratch, placements_into], [__file__, game.movegen.__file__])
+
+
+_forget_stale()

@@ -1,7 +1,8 @@
 """Fast placement generation inside a bounded PC field, exact against `game.movegen.find_moves`.
 
-States are small ints ``sid = rot*4096 + (y+8)*32 + (x+8)`` so a shift is ``sid +- 1``, a row is ``32`` and a
-kick test is one precomputed delta; per piece a dict maps every in-bounds sid to its cell mask.
+States are the project's one state encoding (`game.movegen.state_of`: rotation << 11 | (x+8) << 6 | (y+8)), here
+called sids: a shift is ``sid +- 64``, a row ``+- 1`` and a kick test one precomputed delta; per piece a dict maps
+every in-bounds sid to its cell mask.
 
 Reachability (same moves as the reference: shifts, kicked rotations incl. 180 when allowed, soft drop to the
 floor, hard drop). Above the field every (rotation, x) is reachable from spawn, so the placements a hard drop
@@ -20,24 +21,25 @@ from typing import Any
 
 from ai.pc.field import REGION, clear_full_rows, has_overhang
 from game.board import WIDTH, Bitboard
+from game.movegen import STATE_COL, STATE_ROT, STATE_ROW, state_of, state_parts
 from game.pieces import SHAPES, Piece, Rotation
 from game.rules import Rules, per_rules
 
 _KERNEL_SHAPES: dict[int, tuple] = {}  # piece -> (cells per sid in rows 0..5, top row per sid) for the kernel
 USE_KERNEL = True  # the compiled placements (ai.pc.jit_placements) when numba is there; tests switch it off
 SKY = 4  # rows above the field top a state may climb to (kicks upward) and still be expanded
-_ROT = 4096
-_ROW = 32
+_ROT, _COL, _ROW = STATE_ROT, STATE_COL, STATE_ROW
+_P = STATE_COL - 1  # sid & _P: the row index p = y + 8
 _MAX_Y = 24
 
 
 def sid_of(rot: int, x: int, y: int) -> int:
-    return rot * _ROT + (y + 8) * _ROW + (x + 8)
+    return state_of(rot, x, y)
 
 
 def unpack(sid: int) -> tuple[int, int, int]:
     """sid -> (rotation, x, y)."""
-    return sid // _ROT, sid % _ROW - 8, (sid % _ROT) // _ROW - 8
+    return state_parts(sid)
 
 
 def _build_masks() -> dict[int, dict[int, Bitboard]]:
@@ -212,9 +214,9 @@ class MoveGenerator:
         seeds = []
         for rot in range(4):
             low, xs = _SHAPE_INFO[piece, rot]
-            base = rot * _ROT + (h - low + 8) * _ROW + 8
+            base = rot * _ROT + (h - low + 8) * _ROW
             for x in xs:
-                sid = base + x
+                sid = base + (x + 8) * _COL
                 below = masks.get(sid - _ROW)
                 while below is not None and not below & bits:  # straight down until blocked
                     sid -= _ROW
@@ -237,7 +239,7 @@ class MoveGenerator:
         lead from that seed to the spot; the region a spot can be reached from is usually tiny, so this is
         much cheaper than exploring forwards from every seed. States proven unreachable are shared."""
         masks = MASKS[piece]
-        top = (h + SKY + 8) * _ROW
+        top = h + SKY + 8  # the row index p no state may reach
         into = self._into[piece, 0], self._into[piece, 1], self._into[piece, 2], self._into[piece, 3]
         unreachable: set[int] = set()
 
@@ -254,10 +256,10 @@ class MoveGenerator:
                 if sid in seeds:
                     found = True
                     break
-                before = [sid - 1, sid + 1]  # shifted here
+                before = [sid - _COL, sid + _COL]  # shifted here
                 above = sid + _ROW  # dropped here from straight above (only grounded states end a drop)
                 if not fits(sid - _ROW):
-                    while above % _ROT < top and fits(above):
+                    while above & _P < top and fits(above):
                         before.append(above)
                         above += _ROW
                 for deltas in into[sid // _ROT]:  # turned here with kick test k: tests 0..k-1 failed
@@ -266,7 +268,7 @@ class MoveGenerator:
                         if fits(start) and not any(fits(start + d) for d in deltas[:k]):
                             before.append(start)
                 for prev in before:
-                    if prev in seen or prev in unreachable or prev % _ROT >= top or not fits(prev):
+                    if prev in seen or prev in unreachable or prev & _P >= top or not fits(prev):
                         continue
                     seen.add(prev)
                     stack.append(prev)
@@ -333,7 +335,7 @@ def _kick_deltas(rules: Rules) -> tuple[dict[tuple[int, int], list[list[int]]], 
                 for t in turns:
                     end = rot.turned(t)
                     tests = rules.rotation.tests[piece, rot, end]
-                    options.append([(end - rot) * _ROT + dy * _ROW + dx for dx, dy in tests])
+                    options.append([(end - rot) * _ROT + dy * _ROW + dx * _COL for dx, dy in tests])
                 turns_of[piece, rot] = options
         into: dict[tuple[int, int], list[list[int]]] = {}
         for piece in Piece:
