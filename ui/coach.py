@@ -151,21 +151,59 @@ class GoodPc:
     pieces: int
 
 
+@dataclass(frozen=True)
+class Question:
+    """A question to the worker as one value: the position it is about (None: none to wait for), its
+    generation (None: nothing was sent, the position counts as asked) and the scene clock when it was sent."""
+
+    key: PositionKey | None
+    generation: int | None
+    clock: int
+
+
+@dataclass(frozen=True)
+class Answered(Generic[AnswerT]):
+    """The newest answer of one kind as one value: the answer, the position it is for, and the scene clock when
+    the first answer for that position arrived (a streamed answer for the same position keeps it)."""
+
+    answer: AnswerT
+    key: PositionKey
+    since: int
+
+
 @dataclass
 class Channel(Generic[AnswerT]):
-    """One kind of question to the worker ("suggest" or "pc") as one value: the question in flight (the
-    position it is about, its generation, when it was sent) and the newest answer with the position it is for.
+    """One kind of question to the worker ("suggest", "pc" or "build"): the question in flight and the newest
+    answer, each one frozen value replaced as a whole, so an answer never drifts from the position it is for.
     An answer counts only for the position it was asked about, so a late one for an old piece is never used."""
 
     kind: str
-    asked: PositionKey | None = None  # position of the question in flight (or of the last one answered)
-    generation: int | None = None
-    asked_clock: int = 0
-    answer: AnswerT | None = None
-    key: PositionKey | None = None  # position the answer is for
+    question: Question | None = None  # the question in flight (or the last one answered)
+    latest: Answered[AnswerT] | None = None
+
+    @property
+    def asked(self) -> PositionKey | None:
+        return self.question.key if self.question is not None else None
+
+    @property
+    def generation(self) -> int | None:
+        return self.question.generation if self.question is not None else None
+
+    @property
+    def asked_clock(self) -> int:
+        return self.question.clock if self.question is not None else 0
+
+    @property
+    def answer(self) -> AnswerT | None:
+        return self.latest.answer if self.latest is not None else None
+
+    @property
+    def key(self) -> PositionKey | None:
+        return self.latest.key if self.latest is not None else None
 
     def for_position(self, key: PositionKey | None) -> AnswerT | None:
-        return self.answer if key is not None and self.key == key else None
+        latest = self.latest
+        return latest.answer if latest is not None and key is not None and latest.key == key else None
 
     def settled(self, key: PositionKey) -> bool:
         """This position was asked about, or already has its final answer."""
@@ -173,7 +211,11 @@ class Channel(Generic[AnswerT]):
         return key == self.asked or (answer is not None and getattr(answer, "final", True))
 
     def ask(self, key: PositionKey, generation: int | None, clock: int) -> None:
-        self.asked, self.generation, self.asked_clock = key, generation, clock
+        self.question = Question(key, generation, clock)
+
+    def count_as_asked(self, key: PositionKey | None) -> None:
+        """Treat `key` as the position asked about (None: ask again), keeping the generation in flight."""
+        self.question = replace(self.question or Question(None, None, 0), key=key)
 
     def accepts(self, answer: AnswerT, key: PositionKey | None) -> bool:
         """The answer is for the question in flight and its position is the one in play."""
@@ -181,18 +223,36 @@ class Channel(Generic[AnswerT]):
             return False
         if key is None or key != self.asked:
             if answer.final:
-                self.asked = None  # its position was left (undo): ask again if it comes back
+                self.count_as_asked(None)  # its position was left (undo): ask again if it comes back
             return False
         return True
 
-    def keep(self, answer: AnswerT, key: PositionKey) -> None:
-        self.answer, self.key = answer, key
+    def keep(self, answer: AnswerT, key: PositionKey, clock: int) -> None:
+        latest = self.latest
+        since = latest.since if latest is not None and latest.key == key else clock
+        self.latest = Answered(answer, key, since)
+
+    def carry(self, answer: AnswerT, key: PositionKey) -> None:
+        """The newest answer, changed to fit the position `key` it now stands for (after a planned hold); it
+        keeps the clock of its arrival. Only called with an answer in hand."""
+        assert self.latest is not None
+        self.latest = Answered(answer, key, self.latest.since)
 
     def drop_pending(self, client: WorkerClient) -> None:
         """Stop waiting for an unanswered question (the scene is covered); it is asked again on return."""
         if self.generation is not None and self.key != self.asked:
             client.forget(self.kind)
-        self.asked = self.key
+        self.count_as_asked(self.key)
+
+
+@dataclass(frozen=True)
+class AutoplayPlan:
+    """What autoplay does for one position: the position, the scene clock when it was first seen (the pace is
+    counted from it) and the executor pressing the advised move's keys (None: not started yet)."""
+
+    key: PositionKey
+    since: int
+    executor: KeyExecutor | None = None
 
 
 @dataclass
@@ -218,6 +278,12 @@ class PcProgress:
 
 
 class Coach:
+    """The coach of one play scene. What it knows about positions is held as frozen values, each replaced as a
+    whole: per kind of question a `Question` in flight and the newest `Answered` (answer, position, arrival),
+    and autoplay's `AutoplayPlan` (position, pace clock, executor). Answers of different kinds may be for
+    different positions (the PC answer of the position before a hold is carried over to the held-in piece), so
+    each kind keeps its own position; along the game only `PcProgress` (the PC judging) and a worker failure."""
+
     def __init__(self, scene: PlayScene) -> None:
         self.scene = scene
         self.autoplay = False
@@ -229,12 +295,9 @@ class Coach:
         self.pcs: Channel[PcAnswer] = Channel("pc")
         self.builds: Channel[BuildAnswer] = Channel("build")
         self.progress = PcProgress()
-        self.hint_ready_clock: int | None = None  # scene clock when the current hint arrived
         self.failure: str | None = None
-        self.executor: KeyExecutor | None = None
-        self._piece_clock = 0
-        self._piece_key: tuple | None = None
-        self._held_from: tuple | None = None
+        self.plan: AutoplayPlan | None = None  # autoplay's plan for the position in play
+        self._held_from: PositionKey | None = None
 
     # --- the answers, as the views read them ---------------------------------------------------------------
     @property
@@ -245,6 +308,12 @@ class Coach:
     @property
     def hint_final(self) -> bool:
         return self.hints.answer is not None and self.hints.answer.final
+
+    @property
+    def hint_ready_clock(self) -> int | None:
+        """The scene clock when the newest hint's position got its first answer."""
+        latest = self.hints.latest
+        return latest.since if latest is not None else None
 
     @property
     def pc(self) -> PcAnswer | None:
@@ -368,8 +437,17 @@ class Coach:
     # --- toggles ----------------------------------------------------------------------------------------
     def set_autoplay(self, on: bool) -> None:
         self.autoplay = on
-        self.executor = None
-        self._piece_key = None
+        self.plan = None
+
+    def replan(self) -> None:
+        """Autoplay works the move out again for this position (undo, rewind), keeping the piece's pace."""
+        if self.plan is not None:
+            self.plan = replace(self.plan, executor=None)
+
+    def new_build(self) -> None:
+        """Another set-up is the target (a pick, loop mode, undo of a PC): ask about it afresh, judge it anew."""
+        self.builds = Channel("build")
+        self.progress = PcProgress()
 
     def suspend(self) -> None:
         """The scene is covered or left: drop pending questions (they are asked again on return)."""
@@ -436,22 +514,20 @@ class Coach:
             move = answer.move
             if move is not None and _expected_piece(game, move) != move.placement.piece:
                 return
-            if self.hints.key != key:
-                self.hint_ready_clock = self.scene.clock
-            self.hints.keep(answer, key)
+            self.hints.keep(answer, key, self.scene.clock)
             self.failure = None
         elif isinstance(answer, PcAnswer):
             if not self.pcs.accepts(answer, key) or key is None:
                 return
             self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)
-            self.pcs.keep(answer, key)
+            self.pcs.keep(answer, key, self.scene.clock)
             self.failure = None
         elif isinstance(answer, BuildAnswer):
             if not self.builds.accepts(answer, key) or key is None:
                 return
             if self.building:
                 self.progress.judge(answer, game.board, game.stats.pieces, self.scene.clock)  # type: ignore[arg-type]
-            self.builds.keep(answer, key)
+            self.builds.keep(answer, key, self.scene.clock)
             self.failure = None
 
     # --- game events ------------------------------------------------------------------------------------
@@ -461,7 +537,7 @@ class Coach:
             if isinstance(event, Held):
                 self._after_hold()
             elif isinstance(event, Undone):
-                self.executor = None
+                self.replan()
             elif isinstance(event, Locked) and event.result.perfect_clear:
                 self.progress = PcProgress()  # a new PC starts: nothing judged about the last one carries over
             elif (
@@ -482,15 +558,15 @@ class Coach:
         hint = self.hints.answer
         move = hint.move if hint is not None else None
         if hint is not None and move is not None and move.hold and active.piece == move.placement.piece:
-            self.hints.keep(replace(hint, move=replace(move, hold=False)), key)
-            self.hints.asked = key
+            self.hints.carry(replace(hint, move=replace(move, hold=False)), key)
+            self.hints.count_as_asked(key)
             planned = True
         shown = self.pcs.for_position(self._held_from)
         first = shown.solution[0] if shown is not None and shown.solution else None
         if shown is not None and first is not None and first.hold and active.piece == first.placement.piece:
             # The hold the PC solution asked for: the same solution goes on (its first placement no longer
             # needs a hold); the chance is worked out again for the new position.
-            self.pcs.keep(
+            self.pcs.carry(
                 replace(
                     shown,
                     solution=(replace(first, hold=False), *shown.solution[1:]),
@@ -500,10 +576,10 @@ class Coach:
                 ),
                 key,
             )
-            self.pcs.asked = None
+            self.pcs.count_as_asked(None)
             planned = True
-        if planned and self._piece_key is not None:
-            self._piece_key = key  # the autoplay plan goes on with the held-in piece
+        if planned and self.plan is not None:
+            self.plan = replace(self.plan, key=key)  # the autoplay plan goes on with the held-in piece
 
     # --- autoplay ---------------------------------------------------------------------------------------
     def autoplay_buttons(self) -> Button:
@@ -511,27 +587,27 @@ class Coach:
         game = self.scene.game
         key = position_key(game)
         if key is None:
-            self.executor = None
+            self.replan()
             return Button.NONE
-        if key != self._piece_key:
-            self._piece_key = key
-            self._piece_clock = self.scene.clock
-            self.executor = None
-        if self.executor is None:
+        if self.plan is None or self.plan.key != key:
+            self.plan = AutoplayPlan(key, self.scene.clock)
+        executor = self.plan.executor
+        if executor is None:
             move = self.advice_move()  # the PC solution when the PC coach leads, else the engine's hint
             if move is None:
                 return Button.NONE  # worker down or still thinking: wait (gravity still applies)
             final = self.pc_leads or self.hint_final
             pps = float(self.ai.autoplay_pps)
             budget = round(60 / pps) if pps > 0 else 0
-            elapsed = self.scene.clock - self._piece_clock
+            elapsed = self.scene.clock - self.plan.since
             start_at = max(0, budget - _execution_ticks(move, game.config.handling.das))
             if not final:
                 start_at = max(start_at, budget if budget else MAX_PACE_WAIT_TICKS)
             if elapsed < start_at:
                 return Button.NONE
-            self.executor = KeyExecutor(move.keys, hold_first=move.hold, gap=0)
-        return self.executor.buttons(game)
+            executor = KeyExecutor(move.keys, hold_first=move.hold, gap=0)
+            self.plan = replace(self.plan, executor=executor)
+        return executor.buttons(game)
 
     # --- status -----------------------------------------------------------------------------------------
     def status_text(self) -> tuple[str, str]:

@@ -187,7 +187,7 @@ class PlayScene(Scene):
         self.assists.add("undo")
         self.end_reason = None
         self.coach.lost_clock = None
-        self.coach.executor = None
+        self.coach.replan()
         self.previews = self.game.preview()
         return True
 

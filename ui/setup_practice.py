@@ -18,7 +18,7 @@ from game.pieces import Piece
 from game.setups import SetupEntry, next_pc, start_bag
 from ui import render as R
 from ui import setup_stats
-from ui.coach import BuildTarget, Channel, Coach, PcProgress, position_key, snapshot_of
+from ui.coach import BuildTarget, Coach, PcProgress, position_key, snapshot_of
 from ui.modes import SETUP_PRACTICE
 from ui.pc_setups import bag_state, ordinal
 from ui.play import PlayScene, Popup, StartPosition
@@ -217,8 +217,7 @@ class SetupPracticeScene(PlayScene):
     def _set_target(self, lines: int, pieces: int) -> None:
         target = practice_target(self.entry, self.mirrored, group_of(self.entry, self.entries), lines, pieces)
         self.start = replace(self.start or StartPosition(), build=target, label=target.name)
-        self.coach.builds = Channel("build")  # a new question for the same position
-        self.coach.progress = PcProgress()
+        self.coach.new_build()  # a new question for the same position
         self._attempt = None
 
     # --- the game ---------------------------------------------------------------------------------------
@@ -272,8 +271,7 @@ class SetupPracticeScene(PlayScene):
             done = self._finished.pop()
             self.entry, self.mirrored, self._auto_pick = done.entry, done.mirrored, False
             self.start = replace(self.start or StartPosition(), build=done.target, label=done.target.name)
-            self.coach.builds = Channel("build")
-            self.coach.progress = PcProgress()
+            self.coach.new_build()
             self._attempt = replace(done.attempt, pc_at=None)
         attempt = self._attempt
         if attempt is not None and pieces <= self.target.pieces_at_start:
