@@ -198,3 +198,80 @@ def test_text_cache_keeps_what_is_used_and_stays_bounded(app) -> None:
         R.text(f"one-off {i}", 20)
         assert R.text("Score", 20) is label
     assert R._rendered_text.cache_info().currsize <= R._rendered_text.cache_info().maxsize == 600
+
+
+def _blits_recorded(monkeypatch) -> list[tuple[str, object]]:
+    """Every text drawn through ui.render.blit_text from now on, with the rect it was drawn in."""
+    drawn: list[tuple[str, object]] = []
+    original = R.blit_text
+
+    def recording(surface, s, pos, size, colour=R.TEXT, anchor="topleft"):
+        rect = original(surface, s, pos, size, colour, anchor)
+        drawn.append((s, rect))
+        return rect
+
+    monkeypatch.setattr(R, "blit_text", recording)
+    return drawn
+
+
+LONG_WORD = "Horizontalboxwithoutanyspaceinitsnamewhatsoever"
+
+
+@pytest.mark.parametrize("name", [None, f"2nd PC: {LONG_WORD} (save I)"])
+@pytest.mark.parametrize("size", [(1280, 720), (1000, 800)])
+def test_coach_panel_and_choice_box_keep_long_set_up_names_inside(app, monkeypatch, size, name):
+    """A long set-up name (Horizontal box (save I), or one word wider than the panel) is wrapped or elided: no
+    text of the Coach panel passes its inner right edge, none of the choice box its box."""
+    from dataclasses import replace
+
+    import pygame
+
+    from ai.protocol import BuildAnswer
+    from game.setups import read_library
+    from ui.coach import position_key
+    from ui.coach_view import ELLIPSIS
+    from ui.setup_practice import SetupPracticeScene
+
+    screen = pygame.display.set_mode(size)
+    entries = read_library()
+    entry = next(e for e in entries if e.name == "2nd PC: Horizontal box (save I)")
+    scene = SetupPracticeScene(app, entry, entries, seed=5)
+    if name is not None:
+        scene.start = replace(scene.start, build=replace(scene.target, name=name))
+    app.scenes.push(scene)
+    target = scene.target
+    # The worker's answer for this bag: the shape cannot be built, and every set-up of the group is offered.
+    answer = BuildAnswer(generation=0, buildable=False, choices=tuple((key, 0.5) for key, _, _ in target.choices))
+    scene.coach.builds.keep(answer, position_key(scene.game), scene.clock)
+    assert len(scene.choice_lines()) > 3  # the choice box lists the set-ups
+    drawn = _blits_recorded(monkeypatch)
+    scene.draw(screen)
+    lay = play_layout(screen.get_size(), app.settings.display.scale)
+    inner_right = lay.coach.right - lay.c // 2
+    in_panel = [(text, rect) for text, rect in drawn if lay.coach.collidepoint(rect.topleft)]
+    view = R.View(screen.get_size())
+    box = view.rect(185, 468, 175, 204)  # ui.setup_practice's choice box
+    in_box = [(text, rect) for text, rect in drawn if box.collidepoint(rect.topleft)]
+    shown = " ".join(text for text, _ in in_panel)
+    assert "Set-up:" in shown and "this bag cannot build it" in shown
+    assert len(in_box) > 3
+    assert [text for text, rect in in_panel if rect.right > inner_right] == []
+    assert [text for text, rect in in_box if rect.right > box.right] == []
+    if name is None:  # spaces to wrap at: the whole name is there, over two lines
+        assert "Horizontal box" in shown and "(save I)" in shown and ELLIPSIS not in shown
+    else:  # one word wider than the panel: cut with an ellipsis
+        assert any(text.endswith(ELLIPSIS) and text.startswith("Horizontalbox") for text, _ in in_panel)
+
+
+def test_fit_lines_wraps_at_spaces_and_elides_what_still_does_not_fit(app):
+    from ui.coach_view import ELLIPSIS, fit_lines
+
+    size, width = 20, 120
+    font = R.font(size)
+    lines = fit_lines("Set-up: 2nd PC: Horizontal box (save I)", size, width)
+    assert len(lines) > 1 and " ".join(lines) == "Set-up: 2nd PC: Horizontal box (save I)"
+    assert fit_lines(LONG_WORD, size, width)[0].endswith(ELLIPSIS)
+    two = fit_lines("one two three four five six seven eight nine ten", size, width, max_lines=2)
+    assert len(two) == 2 and two[-1].endswith(ELLIPSIS)
+    assert all(font.size(line)[0] <= width for line in [*lines, *two, *fit_lines(LONG_WORD, size, width)])
+    assert fit_lines("short", size, width) == ["short"]

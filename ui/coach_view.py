@@ -238,6 +238,61 @@ def _draw_mini(surface: pygame.Surface, board: Board, overlay: Overlay, left: in
     return area.bottom
 
 
+ELLIPSIS = "…"
+
+
+def _elide(line: str, size: int, width: int) -> str:
+    """`line` cut to fit `width` pixels at font `size`, ending in an ellipsis when it was cut."""
+    font = R.font(size)
+    if font.size(line)[0] <= width:
+        return line
+    while line and font.size(line.rstrip() + ELLIPSIS)[0] > width:
+        line = line[:-1]
+    return line.rstrip() + ELLIPSIS
+
+
+def fit_lines(text: str, size: int, width: int, max_lines: int | None = None) -> list[str]:
+    """`text` as lines no wider than `width` pixels at font `size`: wrapped at spaces; a line that still does not
+    fit (one long word), or the last one kept when `max_lines` cuts the rest, is elided with an ellipsis. Every
+    text of the Coach panel (and the set-up choice box) goes through here, so none runs past the panel's edge."""
+    lines = R.wrap(text, size, width)
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[: max_lines - 1] + [_elide(lines[max_lines - 1] + ELLIPSIS, size, width)]
+    return [_elide(line, size, width) for line in lines]
+
+
+def draw_lines(
+    surface: pygame.Surface,
+    text: str,
+    pos: tuple[int, int],
+    size: int,
+    colour: R.Colour,
+    width: int,
+    *,
+    step: int,
+    after: int | None = None,
+    max_lines: int | None = None,
+) -> int:
+    """`text` fitted to `width` (fit_lines) from `pos` down, `step` pixels apart; returns the y below: `after`
+    pixels below the last line's top (default `step`)."""
+    x, y = pos
+    lines = fit_lines(text, size, width, max_lines)
+    for index, line in enumerate(lines):
+        R.blit_text(surface, line, (x, y), size, colour)
+        y += step if index < len(lines) - 1 else (step if after is None else after)
+    return y
+
+
+def _draw_setting_row(
+    surface: pygame.Surface, label: str, value: str, pos: tuple[int, int], right: int, fs: int, colour: R.Colour
+) -> None:
+    """A setting's label at the left and its value at the right edge; the label gives way to the value."""
+    x, y = pos
+    value_rect = R.blit_text(surface, value, (right, y), fs, colour, "topright")
+    room = value_rect.left - x - fs // 2
+    R.blit_text(surface, fit_lines(label, fs, room, max_lines=1)[0], (x, y), fs, R.DIM)
+
+
 def _key(keymap: KeyMap, button: str) -> str:
     keys = keymap.keys_for(button)
     return pretty_key(keys[0]) if keys else "(unbound)"
@@ -252,52 +307,35 @@ def draw_panel(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: i
     y = lay.coach.y + int(c * 1.7)
     small = max(10, int(fs * 0.85))
     line = int(fs * 1.15)
+    right = lay.coach.right - c // 2
     text, tone = coach.status_text()
     colour = {"good": R.GOOD, "bad": R.BAD}.get(tone, R.DIM)
-    for part in R.wrap(text, small, lay.coach.w - c)[:3]:
-        R.blit_text(surface, part, (x, y), small, colour)
-        y += int(small * 0.95)
+    y = draw_lines(surface, text, (x, y), small, colour, right - x, step=int(small * 0.95), max_lines=3)
     y += c // 3
     keys = app.keymap
     ai = app.settings.ai
-    R.blit_text(surface, f"Hint ({_key(keys, 'toggle_hint')})", (x, y), fs, R.DIM)
-    R.blit_text(
-        surface,
-        "on" if ai.hint_enabled else "off",
-        (lay.coach.right - c // 2, y),
-        fs,
-        R.TEXT if ai.hint_enabled else R.DIM,
-        "topright",
-    )
+    hint_colour = R.TEXT if ai.hint_enabled else R.DIM
+    hint_state = "on" if ai.hint_enabled else "off"
+    _draw_setting_row(surface, f"Hint ({_key(keys, 'toggle_hint')})", hint_state, (x, y), right, fs, hint_colour)
     y += line
     pace = "max" if not ai.autoplay_pps else f"{ai.autoplay_pps:g} pps"
-    R.blit_text(surface, f"Autoplay ({_key(keys, 'toggle_autoplay')})", (x, y), fs, R.DIM)
     playing = "the PC" if coach.pc_leads else pace
-    R.blit_text(
-        surface,
-        f"on · {playing}" if coach.autoplay else "off",
-        (lay.coach.right - c // 2, y),
-        fs,
-        R.ACCENT if coach.autoplay else R.DIM,
-        "topright",
-    )
+    autoplay_state = f"on · {playing}" if coach.autoplay else "off"
+    autoplay_colour = R.ACCENT if coach.autoplay else R.DIM
+    autoplay_label = f"Autoplay ({_key(keys, 'toggle_autoplay')})"
+    _draw_setting_row(surface, autoplay_label, autoplay_state, (x, y), right, fs, autoplay_colour)
     y += line
     if coach.show_hint and coach.hint is not None and ai.show_key_sequence:
-        y = _draw_keys(surface, coach.hint, x, y + c // 4, lay.coach.right - c // 2, fs)
+        y = _draw_keys(surface, coach.hint, x, y + c // 4, right, fs)
     target = coach.target
     if coach.building and target is not None:  # building implies a target; the check tells the type checker
         y = _draw_build_panel(surface, scene, target, x, y + c // 2, lay, fs)
     elif coach.pc_on:
         y = _draw_pc_panel(surface, scene, x, y + c // 2, lay, fs)
-    elif coach.target is not None:  # a set-up built for a T-spin finish: the engine's hint shows the way
-        R.blit_text(
-            surface,
-            f"Set-up built: finish with a {coach.target.finishes[0] if coach.target.finishes else 'T-spin'}",
-            (x, y + c // 2),
-            fs,
-            R.GOOD,
-        )
-        y += c // 2 + int(fs * 1.3)
+    elif target is not None:  # a set-up built for a T-spin finish: the engine's hint shows the way
+        finish = target.finishes[0] if target.finishes else "T-spin"
+        built = f"Set-up built: finish with a {finish}"
+        y = draw_lines(surface, built, (x, y + c // 2), fs, R.GOOD, right - x, step=int(fs * 1.2), after=int(fs * 1.3))
     return y
 
 
@@ -348,86 +386,91 @@ def _draw_build_panel(
     coach = scene.coach
     c = lay.c
     right = lay.coach.right - c // 2
-    R.blit_text(surface, f"Set-up: {target.name}", (x, y), int(fs * 1.1), R.TEXT)
-    y += int(fs * 1.4)
+    width = right - x
+    title = int(fs * 1.1)
+    y = draw_lines(
+        surface, f"Set-up: {target.name}", (x, y), title, R.TEXT, width, step=int(fs * 1.2), after=int(fs * 1.4)
+    )
     panel = coach.build_panel()
     tone = R.BAD if panel.status in ("impossible", "lost") else R.DIM
-    for part in R.wrap(panel.headline, fs, right - x):
-        R.blit_text(surface, part, (x, y), fs, tone)
-        y += int(fs * 1.2)
-    for part in R.wrap(panel.advice, fs, right - x) if panel.advice else []:
-        R.blit_text(surface, part, (x, y), fs, R.TEXT)
-        y += int(fs * 1.2)
+    y = draw_lines(surface, panel.headline, (x, y), fs, tone, width, step=int(fs * 1.2))
+    if panel.advice:
+        y = draw_lines(surface, panel.advice, (x, y), fs, R.TEXT, width, step=int(fs * 1.2))
     if panel.first_move is not None and scene.app.settings.ai.show_key_sequence:
         y = _draw_keys(surface, panel.first_move, x, y + c // 8, right, fs)
     if panel.chance_text:
-        chance = panel.chance
-        colour = R.DIM if chance is None else R.GOOD if chance >= 0.5 else R.ACCENT if chance > 0 else R.BAD
-        R.blit_text(surface, panel.chance_text, (x, y), int(fs * 1.05), colour)
-        y += int(fs * 1.3)
+        y = draw_lines(
+            surface, panel.chance_text, (x, y), int(fs * 1.05), _chance_colour(panel.chance), width, step=int(fs * 1.3)
+        )
     if coach.pc_lost and scene.mode.allow_undo:
-        small = max(10, int(fs * 0.8))
-        for part in R.wrap(
-            f"Backspace/{_key(scene.app.keymap, 'undo')}: rewind to before the mistake", small, right - x
-        ):
-            R.blit_text(surface, part, (x, y), small, R.ACCENT)
-            y += int(fs * 0.9)
+        y = _draw_rewind(surface, scene, (x, y), width, fs)
     return y
+
+
+def _chance_colour(chance: float | None) -> R.Colour:
+    return R.DIM if chance is None else R.GOOD if chance >= 0.5 else R.ACCENT if chance > 0 else R.BAD
+
+
+def _draw_rewind(surface: pygame.Surface, scene: PlayScene, pos: tuple[int, int], width: int, fs: int) -> int:
+    """How to go back to before the mistake; returns the y below."""
+    text = f"Backspace/{_key(scene.app.keymap, 'undo')}: rewind to before the mistake"
+    return draw_lines(surface, text, pos, max(10, int(fs * 0.8)), R.ACCENT, width, step=int(fs * 0.9))
 
 
 def _draw_pc_panel(surface: pygame.Surface, scene: PlayScene, x: int, y: int, lay: PlayLayout, fs: int) -> int:
     coach = scene.coach
     c = lay.c
     right = lay.coach.right - c // 2
-    R.blit_text(surface, "Perfect clear", (x, y), int(fs * 1.1), R.TEXT)
-    y += int(fs * 1.4)
+    width = right - x
+    y = draw_lines(
+        surface, "Perfect clear", (x, y), int(fs * 1.1), R.TEXT, width, step=int(fs * 1.2), after=int(fs * 1.4)
+    )
     panel = coach.pc_panel()
     if scene.game.board.height() > 6 and panel.status != "lost":
-        R.blit_text(surface, "stack is above 6 rows", (x, y), fs, R.DIM)
-        y += int(fs * 1.3)
+        y = draw_lines(
+            surface, "stack is above 6 rows", (x, y), fs, R.DIM, width, step=int(fs * 1.2), after=int(fs * 1.3)
+        )
     elif panel.status == "lost":
-        R.blit_text(surface, panel.headline, (x, y), int(fs * 1.05), R.BAD)
-        y += int(fs * 1.3)
+        y = draw_lines(
+            surface, panel.headline, (x, y), int(fs * 1.05), R.BAD, width, step=int(fs * 1.2), after=int(fs * 1.3)
+        )
     elif panel.status == "solving":
-        R.blit_text(surface, panel.headline, (x, y), fs, R.DIM)
-        y += int(fs * 1.3)
+        y = draw_lines(surface, panel.headline, (x, y), fs, R.DIM, width, step=int(fs * 1.2), after=int(fs * 1.3))
     else:
-        if panel.overlay:
-            badge = pygame.Rect(x, y, int(c * 1.6), int(fs * 1.2))
-            pygame.draw.rect(surface, R.GOOD, badge, border_radius=5)
-            R.blit_text(surface, "PC", badge.center, fs, (10, 30, 14), "center")
-            R.blit_text(
-                surface,
-                panel.headline.removeprefix("PC "),
-                (badge.right + c // 3, badge.centery),
-                fs,
-                R.GOOD,
-                "midleft",
-            )
-            y = badge.bottom + c // 3
-        else:
-            tone = R.BAD if panel.status == "impossible" else R.DIM
-            R.blit_text(surface, panel.headline, (x, y), fs, tone)
-            y += int(fs * 1.3)
-        for part in R.wrap(panel.advice, fs, right - x) if panel.advice else []:
-            R.blit_text(surface, part, (x, y), fs, R.TEXT)
-            y += int(fs * 1.2)
-        if panel.first_move is not None and scene.app.settings.ai.show_key_sequence:
-            y = _draw_keys(surface, panel.first_move, x, y + c // 8, right, fs)
-        chance = panel.chance
-        tone = R.DIM if chance is None else R.GOOD if chance >= 0.5 else R.ACCENT if chance > 0 else R.BAD
-        R.blit_text(surface, panel.chance_text, (x, y), int(fs * 1.05), tone)
-        y += int(fs * 1.3)
+        y = _draw_pc_advice(surface, scene, (x, y), right, lay, fs)
     good = coach.good
     if coach.pc_lost and good is not None and good.answer.overlay:
-        R.blit_text(surface, "The solution before the mistake:", (x, y), max(10, int(fs * 0.8)), R.DIM)
-        y += int(fs * 0.95)
+        small = max(10, int(fs * 0.8))
+        y = draw_lines(surface, "The solution before the mistake:", (x, y), small, R.DIM, width, step=int(fs * 0.95))
         y = _draw_mini(surface, good.board, good.answer.overlay, x, y, max(4, int(c * 0.75)), 4) + c // 4
         if scene.mode.allow_undo:
-            keys = scene.app.keymap
-            for part in R.wrap(
-                f"Backspace/{_key(keys, 'undo')}: rewind to before the mistake", max(10, int(fs * 0.8)), lay.coach.w - c
-            ):
-                R.blit_text(surface, part, (x, y), max(10, int(fs * 0.8)), R.ACCENT)
-                y += int(fs * 0.9)
+            y = _draw_rewind(surface, scene, (x, y), width, fs)
     return y
+
+
+def _draw_pc_advice(
+    surface: pygame.Surface, scene: PlayScene, pos: tuple[int, int], right: int, lay: PlayLayout, fs: int
+) -> int:
+    """A PC answer: the PC badge and its length (or why there is none), the advice, its keys and the chance."""
+    panel = scene.coach.pc_panel()
+    c = lay.c
+    x, y = pos
+    width = right - x
+    if panel.overlay:
+        badge = pygame.Rect(x, y, int(c * 1.6), int(fs * 1.2))
+        pygame.draw.rect(surface, R.GOOD, badge, border_radius=5)
+        R.blit_text(surface, "PC", badge.center, fs, (10, 30, 14), "center")
+        left = badge.right + c // 3
+        length = fit_lines(panel.headline.removeprefix("PC "), fs, right - left, max_lines=1)[0]
+        R.blit_text(surface, length, (left, badge.centery), fs, R.GOOD, "midleft")
+        y = badge.bottom + c // 3
+    else:
+        tone = R.BAD if panel.status == "impossible" else R.DIM
+        y = draw_lines(surface, panel.headline, (x, y), fs, tone, width, step=int(fs * 1.2), after=int(fs * 1.3))
+    if panel.advice:
+        y = draw_lines(surface, panel.advice, (x, y), fs, R.TEXT, width, step=int(fs * 1.2))
+    if panel.first_move is not None and scene.app.settings.ai.show_key_sequence:
+        y = _draw_keys(surface, panel.first_move, x, y + c // 8, right, fs)
+    return draw_lines(
+        surface, panel.chance_text, (x, y), int(fs * 1.05), _chance_colour(panel.chance), width, step=int(fs * 1.3)
+    )

@@ -248,9 +248,8 @@ def _draw_stats(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: 
 def _draw_coach(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, fs: int) -> None:
     y = coach_view.draw_panel(surface, scene, lay, fs) + lay.c // 2
     for line in scene.problems:
-        for part in R.wrap(line, int(fs * 0.85), lay.coach.w - lay.c):
-            R.blit_text(surface, part, (lay.coach.x + lay.c // 2, y), int(fs * 0.85), R.BAD)
-            y += int(fs * 0.9)
+        at = (lay.coach.x + lay.c // 2, y)
+        y = coach_view.draw_lines(surface, line, at, int(fs * 0.85), R.BAD, lay.coach.w - lay.c, step=int(fs * 0.9))
 
 
 def _fade(colour: tuple[int, int, int], age: int) -> tuple[int, int, int]:

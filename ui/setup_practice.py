@@ -19,6 +19,7 @@ from game.setups import SetupEntry, next_pc, start_bag
 from ui import render as R
 from ui import setup_stats
 from ui.coach import BuildTarget, Coach, PcProgress, position_key, snapshot_of
+from ui.coach_view import fit_lines
 from ui.modes import SETUP_PRACTICE
 from ui.pc_setups import bag_state, ordinal
 from ui.play import PlayScene, Popup, StartPosition
@@ -331,7 +332,7 @@ class SetupPracticeScene(PlayScene):
         y = box.y + view.s(8)
         for number, text in enumerate(lines):
             colour = R.TEXT if number == 0 else (R.ACCENT if "> " in text else R.DIM)
-            for part in R.wrap(text, size, box.w - view.s(14)):
+            for part in fit_lines(text, size, box.w - view.s(16)):
                 if y + size > box.bottom - view.s(4):
                     return
                 R.blit_text(surface, part, (box.x + view.s(8), y), size, colour)
