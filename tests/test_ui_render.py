@@ -255,6 +255,13 @@ def test_coach_panel_and_choice_box_keep_long_set_up_names_inside(app, monkeypat
     shown = " ".join(text for text, _ in in_panel)
     assert "Set-up:" in shown and "this bag cannot build it" in shown
     assert len(in_box) > 3
+    # the keys line always shows at the bottom; a list longer than the box stops with an ellipsis, else every
+    # set-up is there (numbered)
+    assert any("Tab best" in text for text, _ in in_box)
+    numbers = {text.split()[0] for text, _ in in_box if text.split()[0].isdigit()}
+    assert any(text == ELLIPSIS for text, _ in in_box) or numbers == {
+        str(n) for n in range(1, len(scene.choices()) + 1)
+    }
     assert [text for text, rect in in_panel if rect.right > inner_right] == []
     assert [text for text, rect in in_box if rect.right > box.right] == []
     if name is None:  # spaces to wrap at: the whole name is there, over two lines

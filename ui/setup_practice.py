@@ -19,7 +19,7 @@ from game.setups import SetupEntry, next_pc, start_bag
 from ui import render as R
 from ui import setup_stats
 from ui.coach import BuildTarget, Coach, PcProgress, position_key, snapshot_of
-from ui.coach_view import fit_lines
+from ui.coach_view import ELLIPSIS, fit_lines
 from ui.modes import SETUP_PRACTICE
 from ui.pc_setups import bag_state, ordinal
 from ui.play import PlayScene, Popup, StartPosition
@@ -316,7 +316,7 @@ class SetupPracticeScene(PlayScene):
             found = self._entry_of(key)
             name = found[0].name.split(": ", 1)[-1] + (" (mirror)" if found[1] else "") if found else key
             mark = "> " if key == self.target.key else ""
-            lines.append(f"{number} {mark}{name} {chance * 100:.0f}%")
+            lines.append(f"{number} {chance * 100:.0f}% {mark}{name}")  # the chance first: a wrapped name keeps it
         lines.append("1-9 pick · Tab best")
         return lines
 
@@ -329,11 +329,24 @@ class SetupPracticeScene(PlayScene):
         box = view.rect(185, 468, 175, 204)
         R.panel(surface, box, R.PANEL, R.PANEL_EDGE, 1)
         size = view.font_size(15)
-        y = box.y + view.s(8)
-        for number, text in enumerate(lines):
-            colour = R.TEXT if number == 0 else (R.ACCENT if "> " in text else R.DIM)
-            for part in fit_lines(text, size, box.w - view.s(16)):
-                if y + size > box.bottom - view.s(4):
-                    return
-                R.blit_text(surface, part, (box.x + view.s(8), y), size, colour)
-                y += int(size * 1.25)
+        step, width, x = int(size * 1.25), box.w - view.s(16), box.x + view.s(8)
+        *body, last = lines
+        if not body:
+            body, last = [last], ""
+        # the last line (the keys, or what R does) always shows, at the bottom; the rows above it hold the list,
+        # ending with "…" when it is longer
+        bottom = box.bottom - view.s(4) - (step if last else 0)
+        top = box.y + view.s(8)
+        room = max(1, (bottom - top - size) // step + 1)
+        rows = [
+            (part, R.TEXT if number == 0 else (R.ACCENT if "> " in text else R.DIM))
+            for number, text in enumerate(body)
+            for part in fit_lines(text, size, width)
+        ]
+        if len(rows) > room:
+            rows = [*rows[: room - 1], (ELLIPSIS, R.DIM)]
+        for row, (text, colour) in enumerate(rows):
+            R.blit_text(surface, text, (x, top + row * step), size, colour)
+        if last:
+            for part in fit_lines(last, size, width, max_lines=1):
+                R.blit_text(surface, part, (x, bottom), size, R.DIM)
