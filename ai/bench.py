@@ -201,7 +201,7 @@ def play_game(
         if classic and p.mask >> (10 * height):  # the piece is not inside the board: game over before its lines clear
             stats.topped_out = True
             break
-        board, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
+        board, result = lock_piece(board, p, b2b, combo)
         b2b, combo = result.b2b, result.combo
         stats.pieces += 1
         stats.lines += result.lines

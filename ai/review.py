@@ -36,7 +36,7 @@ from game.events import Held, Locked, Undone
 from game.finesse import minimal_keys
 from game.handling import pressed_labels
 from game.movement import Spin
-from game.pieces import Piece, Rotation
+from game.pieces import Piece
 from game.placement import Placement
 from game.replay import Replay, ReplayError
 from game.scoring import lock_piece
@@ -92,11 +92,7 @@ class Turn:
     bag_state: Any
     stream_pos: int
     # what was played
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
-    spin: Spin
+    placement: Placement  # spin included
     held: bool
     board_after: Board
     hold_after: Piece | None
@@ -109,11 +105,6 @@ class Turn:
     presses: tuple[str, ...]  # buttons pressed for this piece, in order ("HOLD", "←", "↻", "⤓", ...)
     keys_used: int
     finesse_faults: int
-
-    @property
-    def placement(self) -> Placement:
-        """What was played, spin included."""
-        return Placement(piece=self.piece, rotation=self.rotation, x=self.x, y=self.y, spin=self.spin)
 
     def search_state(self) -> SearchState:
         return SearchState(
@@ -191,21 +182,15 @@ def _turn(
         index=game.stats.pieces - 1,
         lock_tick=event.tick,
         **start,
-        piece=event.piece,
-        rotation=event.rotation,
-        x=event.x,
-        y=event.y,
-        spin=result.spin,
+        placement=event.placement,
         held=held,
-        board_after=lock_piece(
-            board_before, event.piece, event.rotation, event.x, event.y, result.spin, start["b2b"], start["combo"]
-        )[0],
+        board_after=lock_piece(board_before, event.placement, start["b2b"], start["combo"])[0],
         hold_after=game.hold,
         b2b_after=result.b2b,
         combo_after=result.combo,
         lines=result.lines,
         perfect_clear=result.perfect_clear,
-        tspin_clear=event.piece is Piece.T and result.spin is Spin.FULL and result.lines > 0,
+        tspin_clear=event.placement.piece is Piece.T and result.spin is Spin.FULL and result.lines > 0,
         lock_out=result.lock_out,
         presses=presses,
         keys_used=event.keys,
@@ -420,7 +405,7 @@ def review_turn(
     return PlacementReview(
         index=turn.index,
         tick=turn.tick,
-        piece=turn.piece.name,
+        piece=turn.placement.piece.name,
         played=played_dict,
         best=best_dict,
         value_best=value_best,
@@ -444,7 +429,7 @@ def review_turn(
 
 def _missed_tspin(engine: ReviewEngine, turn: Turn) -> dict[str, Any] | None:
     """The best T-spin clear the played T could have made, if it made none (a T-spin mini does not count)."""
-    if turn.piece is not Piece.T or turn.tspin_clear:
+    if turn.placement.piece is not Piece.T or turn.tspin_clear:
         return None
     from game.movegen import find_moves
 
@@ -453,7 +438,7 @@ def _missed_tspin(engine: ReviewEngine, turn: Turn) -> dict[str, Any] | None:
         p = move.placement
         if p.spin is not Spin.FULL:
             continue
-        _, result = lock_piece(turn.board, Piece.T, p.rotation, p.x, p.y, p.spin, turn.b2b, turn.combo)
+        _, result = lock_piece(turn.board, p, turn.b2b, turn.combo)
         if result.lines:
             found.append((result.lines, -len(move.keys), p))
     if not found:

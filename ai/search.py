@@ -25,7 +25,7 @@ from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
 from game.movegen import find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
-from game.placement import Move
+from game.placement import Move, Placement
 from game.randomizer import RANDOMIZERS, Randomizer
 from game.rules import Rules
 from game.scoring import LockResult, lock_piece
@@ -42,6 +42,23 @@ _VISIBLE = (1 << (VISIBLE_HEIGHT * 10)) - 1
 _ROWS_OF: dict[tuple[Piece, int], list[int]] = {
     (piece, rot): sorted({dy for _, dy in SHAPES[piece, rot]}) for piece in Piece for rot in Rotation
 }
+
+
+def _quiet_result(piece: Piece, spin: Spin, b2b: int, lock_out: bool) -> LockResult:
+    """What lock_piece returns for a lock that clears nothing: the B2B chain stays, the combo ends, no score."""
+    return LockResult(
+        piece=piece,
+        lines=0,
+        spin=spin,
+        b2b=b2b,
+        b2b_bonus=False,
+        combo=-1,
+        perfect_clear=False,
+        attack=0,
+        score=0,
+        cleared_rows=(),
+        lock_out=lock_out,
+    )
 
 
 @dataclass(frozen=True)
@@ -256,7 +273,8 @@ class BeamEngine:
             over_top = mask >> top_out_shift != 0
             for dy in rows_of[piece, rot]:
                 if (bits >> (10 * (y + dy))) & 1023 == 1023:  # a row fills: the full lock, with its scoring
-                    after, result = lock_piece(Board(bits0), piece, _ROTATIONS[rot], x, y, _SPINS[spin], b2b, combo)
+                    placed = Placement(piece=piece, rotation=_ROTATIONS[rot], x=x, y=y, spin=_SPINS[spin])
+                    after, result = lock_piece(Board(bits0), placed, b2b, combo)
                     bits = after.bits
                     move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
                     template.append((raw, bits, result.b2b, result.combo, move, result.lock_out or over_top, 0.0))
@@ -266,7 +284,7 @@ class BeamEngine:
                 if quiet is not None:
                     move = quiet[rot][spin] + quiet[4] * y
                 else:
-                    result = LockResult(piece, 0, _SPINS[spin], b2b, False, -1, False, 0, 0, (), lock_out)
+                    result = _quiet_result(piece, _SPINS[spin], b2b, lock_out)
                     move = move_value(piece, _ROTATIONS[rot], x, y, result, b2b)
                 template.append((raw, bits, b2b, -1, move, lock_out or over_top, 0.0))
         cache = self._board_cache
@@ -289,7 +307,7 @@ class BeamEngine:
             move = self.evaluator.move
 
             def quiet_value(rot: int, y: int, spin: Spin) -> float:
-                result = LockResult(piece, 0, spin, -1, False, -1, False, 0, 0, (), False)
+                result = _quiet_result(piece, spin, -1, False)
                 return move(piece, _ROTATIONS[rot], 4, y, result, -1)
 
             per_row = quiet_value(0, 1, Spin.NONE) - quiet_value(0, 0, Spin.NONE)

@@ -33,6 +33,7 @@ from ai.search import Budget
 from game.board import HEIGHT, WIDTH, Board
 from game.movement import Spin
 from game.pieces import ALL_PIECES, Piece, Rotation
+from game.placement import Placement
 from game.rules import Rules
 from game.scoring import lock_piece
 
@@ -150,8 +151,8 @@ def _required(message: dict[str, Any], name: str) -> Any:
     return message[name]
 
 
-def parse_move(value: Any) -> tuple[Piece, Rotation, int, int, Spin]:
-    """A TBP move object (location + spin), checked field by field (not yet against a position)."""
+def parse_move(value: Any) -> Placement:
+    """A TBP move object (location + spin) as a placement, checked field by field (not yet against a position)."""
     if not isinstance(value, dict):
         raise TbpError(f"move must be an object, not {describe(value)}")
     location = value.get("location")
@@ -166,7 +167,7 @@ def parse_move(value: Any) -> tuple[Piece, Rotation, int, int, Spin]:
     spin = value.get("spin", "none")
     if not isinstance(spin, str) or spin not in _SPIN_OF:
         raise TbpError(f"bad spin {describe(spin)}: expected none, mini or full")
-    return piece, _ORIENTATION[orientation], x, y, _SPIN_OF[spin]
+    return Placement(piece=piece, rotation=_ORIENTATION[orientation], x=x, y=y, spin=_SPIN_OF[spin])
 
 
 def move_to_json(move: Move) -> dict[str, Any]:
@@ -488,7 +489,8 @@ class TbpBot:
 
     def _on_play(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         state = self._calculating()
-        piece, rotation, x, y, spin = parse_move(_required(message, "move"))
+        placement = parse_move(_required(message, "move"))
+        piece = placement.piece
         queue, hold = state.queue, state.hold
         if not queue:
             raise TbpError("the queue is empty")
@@ -500,9 +502,11 @@ class TbpBot:
                     f"({held.name if held is not None else 'none'})"
                 )
             queue, hold = ((held,) + queue[2:], queue[0]) if hold is None else ((hold,) + queue[1:], queue[0])
-        if not state.board.fits(piece, rotation, x, y):
-            raise TbpError(f"{piece.name} {rotation.tbp_name} at x={x}, y={y} does not fit the board")
-        board, result = lock_piece(state.board, piece, rotation, x, y, spin, state.b2b, state.combo)
+        if not state.board.fits(piece, placement.rotation, placement.x, placement.y):
+            raise TbpError(
+                f"{piece.name} {placement.rotation.tbp_name} at x={placement.x}, y={placement.y} does not fit the board"
+            )
+        board, result = lock_piece(state.board, placement, state.b2b, state.combo)
         self._set_state(
             replace(
                 state,

@@ -79,7 +79,7 @@ def drop_only_placements_per_second(seconds: float, soft_drop: bool) -> float:
         # Prefer low placements so the stack survives and clears lines.
         lowest = min(p.y for p in options)
         choice = rng.choice([p for p in options if p.y <= lowest + 1])
-        board, result = lock_piece(board, piece, choice.rotation, choice.x, choice.y, choice.spin, b2b, combo)
+        board, result = lock_piece(board, choice, b2b, combo)
         b2b, combo = result.b2b, result.combo
         placed += 1
     return placed / (time.perf_counter() - start)

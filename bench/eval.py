@@ -80,7 +80,7 @@ def played_fields(evaluator: LinearEvaluator, count: int, seed: int) -> list[int
         piece = randomizer.draw()
         best = None
         for p in (m.placement for m in find_moves(board, piece, rules)):
-            after, result = lock_piece(board, p.piece, p.rotation, p.x, p.y, p.spin, b2b, combo)
+            after, result = lock_piece(board, p, b2b, combo)
             value = evaluator.move(p.piece, p.rotation, p.x, p.y, result, b2b) + evaluator.board(after.bits)
             if best is None or value > best[0]:
                 best = (value, after, result)

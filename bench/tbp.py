@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from game.board import Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.randomizer import make_randomizer
 from game.scoring import lock_piece
 
@@ -112,16 +113,14 @@ def play(bot: Bot, pieces: int, pause_s: float, seed: int) -> tuple[list[float],
                 hold = queue.pop(0)
             else:
                 hold, queue[0] = queue[0], hold
-        board, result = lock_piece(
-            board,
-            piece,
-            Rotation.parse(location["orientation"]),
-            location["x"],
-            location["y"],
-            SPINS[move["spin"]],
-            b2b,
-            combo,
+        placement = Placement(
+            piece=piece,
+            rotation=Rotation.parse(location["orientation"]),
+            x=location["x"],
+            y=location["y"],
+            spin=SPINS[move["spin"]],
         )
+        board, result = lock_piece(board, placement, b2b, combo)
         b2b, combo, lines = result.b2b, result.combo, lines + result.lines
         queue.pop(0)
         bot.send({"type": "play", "move": move})

@@ -433,15 +433,13 @@ class Game:
         active = self.active
         assert active is not None
         board_before = self.board
-        spin = detect_spin(
-            board_before, self.rules, active.piece, active.rotation, active.x, active.y, self._timing.last_kick
-        )
-        self.board, result = lock_piece(
-            board_before, active.piece, active.rotation, active.x, active.y, spin, self.b2b, self.combo, self.level
-        )
+        at_rest = active.at_rest()
+        spin = detect_spin(board_before, self.rules, at_rest, self._timing.last_kick)
+        placement = Placement(piece=active.piece, rotation=active.rotation, x=active.x, y=active.y, spin=spin)
+        self.board, result = lock_piece(board_before, placement, self.b2b, self.combo, self.level)
         faults = 0
         if self.config.track_finesse:
-            minimal = minimal_keys(board_before, active.at_rest(), self.rules)
+            minimal = minimal_keys(board_before, at_rest, self.rules)
             faults = finesse_faults(self._timing.keys, minimal)
         self._record_stats(result, faults)
         self.b2b, self.combo = result.b2b, result.combo
@@ -449,7 +447,7 @@ class Game:
         self.hold_used = False
         self._redo.clear()
         events.append(
-            Locked(self.ticks, active.piece, active.rotation, active.x, active.y, result, self._timing.keys, faults)
+            Locked(tick=self.ticks, placement=placement, result=result, keys=self._timing.keys, finesse_faults=faults)
         )
         if result.lock_out:
             self._top_out("lock out", events)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.scoring import LockResult
 
 
@@ -46,10 +47,7 @@ class Held(Event):
 
 @dataclass(frozen=True, slots=True)
 class Locked(Event):
-    piece: Piece
-    rotation: Rotation
-    x: int
-    y: int
+    placement: Placement  # where the piece locked, with the spin it scored (result.spin)
     result: LockResult
     keys: int
     finesse_faults: int

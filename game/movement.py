@@ -7,10 +7,14 @@ all call them, so what the AI suggests is exactly what the game allows.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from game.board import PIECE_MASKS, Bitboard, Board
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
+
+if TYPE_CHECKING:  # game.placement imports Spin from here
+    from game.placement import Placement
 
 
 class Spin(IntEnum):
@@ -74,17 +78,9 @@ def kick_offset(rules: Rules, piece: Piece, start: Rotation, end: Rotation, inde
     return written[index]
 
 
-def detect_spin(
-    board: Board | Bitboard,
-    rules: Rules,
-    piece: Piece,
-    rotation: Rotation,
-    x: int,
-    y: int,
-    kick: tuple[int, int] | None,
-) -> Spin:
-    """The spin a piece scores when it locks here, given the kick of its last move (None if the last move was
-    not a rotation).
+def detect_spin(board: Board | Bitboard, rules: Rules, placement: Placement, kick: tuple[int, int] | None) -> Spin:
+    """The spin a piece scores when it locks at `placement`, given the kick of its last move (None if the last
+    move was not a rotation). `placement.spin` is not read: this works it out.
 
     T pieces use the 3-corner rule: 3 of the 4 diagonal cells filled (walls and floor count). Both front corners
     filled makes it a full T-spin; otherwise it is a mini, unless the rotation used the (+-1, +-2) "TST/fin" kick,
@@ -94,6 +90,7 @@ def detect_spin(
     if kick is None or rules.spin_rule is SpinRule.NONE:
         return Spin.NONE
     bits = board.bits if isinstance(board, Board) else board
+    piece, rotation, x, y = placement.piece, placement.rotation, placement.x, placement.y
     if piece is Piece.T:
 
         def filled(dx: int, dy: int) -> bool:

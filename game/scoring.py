@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from game.board import PIECE_MASKS, VISIBLE_HEIGHT, WIDTH, Board
+from game.board import VISIBLE_HEIGHT, WIDTH, Board
 from game.movement import Spin
-from game.pieces import Piece, Rotation
+from game.pieces import Piece
+from game.placement import Placement
 
 CLEAR_NAMES = ("", "SINGLE", "DOUBLE", "TRIPLE", "QUAD")
 
@@ -98,23 +99,14 @@ def score_for(lines: int, spin: Spin, b2b_bonus: bool, combo: int, perfect_clear
     return points
 
 
-def lock_piece(
-    board: Board,
-    piece: Piece,
-    rotation: Rotation,
-    x: int,
-    y: int,
-    spin: Spin,
-    b2b: int,
-    combo: int,
-    level: int = 1,
-) -> tuple[Board, LockResult]:
-    """Lock the piece (it must fit), clear full rows and score the result.
+def lock_piece(board: Board, placement: Placement, b2b: int, combo: int, level: int = 1) -> tuple[Board, LockResult]:
+    """Lock the placement (it must fit), clear full rows and score the result with the placement's spin.
 
     `b2b` and `combo` are the chains before the lock (-1 = none). Lock-out is reported when every cell of the
     piece is above the visible field and no line was cleared.
     """
-    placed = board.place(piece, rotation, x, y)
+    piece, spin = placement.piece, placement.spin
+    placed = board.place(piece, placement.rotation, placement.x, placement.y)
     after, cleared = placed.clear_lines()
     lines = len(cleared)
     difficult = lines == 4 or (lines > 0 and spin is not Spin.NONE)
@@ -126,8 +118,7 @@ def lock_piece(
     else:
         new_b2b, new_combo, b2b_bonus = -1, combo + 1, False
     perfect = lines > 0 and after.is_empty()
-    mask = PIECE_MASKS[piece, rotation, x, y]
-    lock_out = lines == 0 and not (mask & _VISIBLE_MASK)
+    lock_out = lines == 0 and not (placement.mask & _VISIBLE_MASK)
     result = LockResult(
         piece=piece,
         lines=lines,

@@ -60,11 +60,11 @@ def find_placements(  # noqa: C901 - the reference search is kept whole, to be r
         """The spin of locking right here after arriving with `kick` (None: the move was not a rotation)."""
         if kick is None or fits(bits, piece, rot, px, py - 1):
             return Spin.NONE
-        return detect_spin(bits, rules, piece, rot, px, py, kick)
+        return detect_spin(bits, rules, Placement(piece=piece, rotation=rot, x=px, y=py), kick)
 
     def record(rot: Rotation, px: int, py: int, keys: tuple[Key, ...], kick: tuple[int, int] | None) -> None:
         landing = drop_y(bits, piece, rot, px, py)
-        spin = detect_spin(bits, rules, piece, rot, px, landing, kick) if landing == py else Spin.NONE
+        spin = tag_of(rot, px, py, kick) if landing == py else Spin.NONE
         if keys and keys[-1] is Key.SOFT_DROP and landing == py:
             final_keys = keys[:-1] + (Key.HARD_DROP,)  # a hard drop does what the last soft drop did
         else:

@@ -17,6 +17,7 @@ from ai.eval import (
 from game.board import Board
 from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.scoring import lock_piece
 from tests.oracle_eval import board_features_by_columns, move_features
 
@@ -73,7 +74,7 @@ def test_tst_slot_detected() -> None:
 
 def test_move_features_tsd_and_eroded_cells() -> None:
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
-    _, result = lock_piece(board, Piece.T, Rotation.SOUTH, 4, 1, Spin.FULL, -1, -1)
+    _, result = lock_piece(board, Placement(piece=Piece.T, rotation=Rotation.SOUTH, x=4, y=1, spin=Spin.FULL), -1, -1)
     f = move_features(Piece.T, Rotation.SOUTH, 4, 1, result, -1)
     assert f["tspin2"] == 1 and f["wasted_t"] == 0 and f["clear2"] == 0
     assert f["eroded_cells"] == 2 * 4  # two lines, all four T cells in them
@@ -83,10 +84,12 @@ def test_move_features_tsd_and_eroded_cells() -> None:
 
 def test_move_features_tetris_and_b2b() -> None:
     board = Board.from_rows(["XXXXXXXXX_"] * 4)
-    _, result = lock_piece(board, Piece.I, Rotation.EAST, 9, 2, Spin.NONE, 0, -1)
+    _, result = lock_piece(board, Placement(piece=Piece.I, rotation=Rotation.EAST, x=9, y=2), 0, -1)
     f = move_features(Piece.I, Rotation.EAST, 9, 2, result, 0)
     assert f["clear4"] == 1 and f["b2b_chain"] == 1 and f["perfect_clear"] == 1
-    _, single = lock_piece(Board.from_rows(["XXXXXX_XXX"]), Piece.I, Rotation.EAST, 6, 2, Spin.NONE, 2, -1)
+    _, single = lock_piece(
+        Board.from_rows(["XXXXXX_XXX"]), Placement(piece=Piece.I, rotation=Rotation.EAST, x=6, y=2), 2, -1
+    )
     g = move_features(Piece.I, Rotation.EAST, 6, 2, single, 2)
     assert g["clear1"] == 1 and g["b2b_break"] == 1
 
@@ -171,7 +174,8 @@ def test_fast_move_value_is_the_weighted_feature_sum() -> None:
             for p in generate_raw(bits, piece, rules):
                 b2b = rng.choice((-1, 0, 3))
                 rotation = Rotation(p.rotation)
-                _, result = lock_piece(board, piece, rotation, p.x, p.y, p.spin, b2b, rng.choice((-1, 2)))
+                at = Placement(piece=piece, rotation=rotation, x=p.x, y=p.y, spin=p.spin)
+                _, result = lock_piece(board, at, b2b, rng.choice((-1, 2)))
                 features = move_features(piece, rotation, p.x, p.y, result, b2b)
                 for evaluator in evaluators:
                     expected = sum(w * features[k] for k, w in evaluator.weights.weights.items() if k in features)

@@ -15,6 +15,7 @@ from ai.eval import BOARD_FEATURES, WEIGHTS_DIR, Evaluator, LinearEvaluator, Wei
 from game.board import PIECE_MASKS, Board
 from game.movement import Spin, drop_y
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.scoring import lock_piece
 
 WEIGHT_FILES = sorted(p.stem for p in Path(WEIGHTS_DIR).glob("*.toml"))
@@ -111,7 +112,7 @@ def played_fields(rng: random.Random, count: int) -> list[int]:
                 board = Board()  # topped out: start again
             continue
         y = drop_y(board.bits, piece, rotation, x, 22)
-        board, _ = lock_piece(board, piece, rotation, x, y, Spin.NONE, -1, -1)
+        board, _ = lock_piece(board, Placement(piece=piece, rotation=rotation, x=x, y=y), -1, -1)
         out.append(board.bits)
     return out
 
@@ -235,6 +236,6 @@ def test_jit_evaluator_interface() -> None:
     assert jit.name == pure.name == "modern"
     assert jit.linear_moves == getattr(LinearEvaluator, "linear_moves", False)
     board = Board.from_rows(["XXXX______", "XXX___XXXX", "XXXX_XXXXX"])
-    _, result = lock_piece(board, Piece.T, Rotation.SOUTH, 4, 1, Spin.FULL, 0, -1)
+    _, result = lock_piece(board, Placement(piece=Piece.T, rotation=Rotation.SOUTH, x=4, y=1, spin=Spin.FULL), 0, -1)
     args = (Piece.T, Rotation.SOUTH, 4, 1, result, 0)
     assert jit.move(*args) == pure.move(*args)

@@ -162,7 +162,8 @@ def test_keys_replay_to_the_placement() -> None:
                                 kick = None  # falling loses the spin
                             y = landing
                     assert PIECE_MASKS[piece, rot, x, y] == placement.mask
-                    assert detect_spin(bits, rules, piece, rot, x, y, kick) is placement.spin
+                    at = Placement(piece=piece, rotation=rot, x=x, y=y)
+                    assert detect_spin(bits, rules, at, kick) is placement.spin
 
 
 EMPTY_COUNTS = {"I": 17, "J": 34, "L": 34, "O": 9, "S": 17, "T": 34, "Z": 17}
@@ -190,7 +191,7 @@ def test_tuck_needs_soft_drop() -> None:
 
 
 def _clears(board: Board, placement: Placement) -> int:
-    _, result = lock_piece(board, placement.piece, placement.rotation, placement.x, placement.y, placement.spin, -1, -1)
+    _, result = lock_piece(board, placement, -1, -1)
     return result.lines
 
 

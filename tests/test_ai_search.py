@@ -11,6 +11,7 @@ from game.board import Board
 from game.movegen import generate_raw
 from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.rules import Rules
 from game.scoring import lock_piece
 
@@ -25,7 +26,7 @@ def test_takes_the_tetris(evaluator: str) -> None:
     suggestion = engine.suggest(state, Budget(time_ms=None, depth=2))
     p = suggestion.move.placement
     assert (p.piece, p.rotation in (Rotation.EAST, Rotation.WEST)) == (Piece.I, True)
-    _, result = lock_piece(WELL, p.piece, p.rotation, p.x, p.y, p.spin, -1, -1)
+    _, result = lock_piece(WELL, p, -1, -1)
     assert result.lines == 4 and not suggestion.move.hold
 
 
@@ -106,7 +107,8 @@ def test_search_locks_like_lock_piece_and_values_like_the_evaluator(accelerate: 
             template = engine._template(_Node(0.0, 0.0, bits, None, 0, b2b, combo, None), piece)
             assert len(template) == len(generate_raw(bits, piece, rules))
             for (rot, x, y, spin), after, chain, combo_after, move, dead, value in template:
-                board, result = lock_piece(Board(bits), piece, Rotation(rot), x, y, Spin(spin), b2b, combo)
+                at = Placement(piece=piece, rotation=Rotation(rot), x=x, y=y, spin=Spin(spin))
+                board, result = lock_piece(Board(bits), at, b2b, combo)
                 assert (after, chain, combo_after, dead) == (board.bits, result.b2b, result.combo, result.lock_out)
                 assert move == pytest.approx(evaluator.move(piece, Rotation(rot), x, y, result, b2b), abs=1e-9)
                 assert value == pytest.approx(evaluator.board(after), rel=1e-12, abs=1e-9)
@@ -138,7 +140,7 @@ def test_classic_top_out_is_checked_before_the_lines_clear() -> None:
     field = Board.from_rows(["XXXXXXXXX_"] + ["XXXXXXXX_X"] * 19)
     placements = {(p.rotation, p.x, p.y) for p in generate_raw(field.bits, Piece.J, rules, soft_drop=False)}
     assert (Rotation.SOUTH, 8, 20) in placements
-    after, result = lock_piece(field, Piece.J, Rotation.SOUTH, 8, 20, Spin.NONE, -1, -1)
+    after, result = lock_piece(field, Placement(piece=Piece.J, rotation=Rotation.SOUTH, x=8, y=20), -1, -1)
     assert result.lines == 1 and not after.bits >> 200  # inside the field only after the clear
     engine = BeamEngine(
         rules, "dellacherie", use_hold=False, soft_drop=False, top_out_row=20, depth=1, panic_evaluator=None
@@ -203,7 +205,8 @@ def test_options_are_one_piece_values_of_every_placement(accelerate: bool) -> No
     options = engine.options(WELL.bits, Piece.I)
     assert len(options) == len(generate_raw(WELL.bits, Piece.I, rules, soft_drop=False))
     for (rot, x, y, spin), after, value, dead in options:
-        board, result = lock_piece(WELL, Piece.I, Rotation(rot), x, y, Spin(spin), -1, -1)
+        at = Placement(piece=Piece.I, rotation=Rotation(rot), x=x, y=y, spin=Spin(spin))
+        board, result = lock_piece(WELL, at, -1, -1)
         assert after == board.bits and not dead
         expected = evaluator.move(Piece.I, Rotation(rot), x, y, result, -1) + evaluator.board(after)
         assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)

@@ -18,7 +18,6 @@ from game.board import WIDTH
 from game.events import Locked
 from game.executor import KeyExecutor
 from game.handling import Button
-from game.pieces import SHAPES
 from game.randomizer import make_randomizer
 from tests.players import Keys, run_until
 from ui import testing
@@ -285,8 +284,7 @@ def test_a_locked_event_carries_the_cells_the_overlay_showed(app):
     keys.executor = KeyExecutor(move.keys)
     assert run_until(app, lambda: bool(locked))
     event = locked[0]
-    cells = {(event.x + dx, event.y + dy) for dx, dy in SHAPES[event.piece, event.rotation]}
-    assert event.piece == panel.overlay[0][0] and cells == set(panel.overlay[0][1])
+    assert event.placement.piece == panel.overlay[0][0] and set(event.placement.cells()) == set(panel.overlay[0][1])
 
 
 def test_no_lost_signal_after_a_pc_when_the_next_chance_is_not_known(app):

@@ -65,7 +65,7 @@ def test_finesse_faults_are_counted_per_piece() -> None:
     # Wasteful: three taps to x = 1 where DAS left + drop (2 keys) does it: 4 keys, 2 faults.
     events = play_keys(game, [Key.LEFT, Key.LEFT, Key.LEFT, Key.HARD_DROP])
     lock = next(e for e in events if isinstance(e, Locked))
-    assert (lock.x, lock.keys, lock.finesse_faults) == (1, 4, 2)
+    assert (lock.placement.x, lock.keys, lock.finesse_faults) == (1, 4, 2)
     assert game.stats.finesse_faults == 2 and game.stats.keys == 6
 
 
@@ -100,7 +100,8 @@ def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
     for spin, move in here.items():
         game = Game(config, 0, board=board, queue=[Piece.T])
         lock = next(e for e in play_keys(game, move.keys) if isinstance(e, Locked))
-        assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (Rotation.EAST, 5, 8, spin)
+        assert lock.placement == Placement(piece=Piece.T, rotation=Rotation.EAST, x=5, y=8, spin=spin)
+        assert lock.result.spin is spin
     assert minimal_keys(board, here[Spin.NONE].placement, rules) == here[Spin.NONE].keys
 
 

@@ -93,10 +93,5 @@ def test_every_placement_found_is_played_exactly_by_its_keys(board, piece, rules
         placement = move.placement
         game = Game(config, 0, board=board, queue=[piece])
         lock = next(e for e in play_keys(game, move.keys) if isinstance(e, Locked))
-        assert (lock.rotation, lock.x, lock.y, lock.result.spin) == (
-            placement.rotation,
-            placement.x,
-            placement.y,
-            placement.spin,
-        )
+        assert lock.placement == placement and lock.result.spin is placement.spin
         assert lock.keys == len(move.keys)

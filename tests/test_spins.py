@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from game.board import Board
 from game.finesse import Key
 from game.movegen import Move, find_moves
 from game.movement import Spin, detect_spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.rules import Rules, SpinRule
 from game.scoring import lock_piece
 
@@ -48,37 +51,45 @@ class TestSetups:
         assert Spin.FULL in spins
         full = next(m for m in found if m.placement.spin is Spin.FULL)
         assert full.keys[-2] in (Key.CW, Key.CCW, Key.FLIP)  # it ends with a rotation into the slot
-        _, result = lock_piece(Board.from_rows(TSD), Piece.T, S, 2, 1, Spin.FULL, -1, -1)
+        _, result = lock_piece(
+            Board.from_rows(TSD), Placement(piece=Piece.T, rotation=S, x=2, y=1, spin=Spin.FULL), -1, -1
+        )
         assert result.lines == 2 and result.label() == "T-SPIN DOUBLE"
 
     def test_tst_needs_the_fifth_kick_and_no_kicks_cannot_do_it(self) -> None:
         found = placements_at(TST, Piece.T, E, 1, 1, Rules.named("srs"))
         assert [m.placement.spin for m in found] == [Spin.FULL]
         assert placements_at(TST, Piece.T, E, 1, 1, Rules.named("none")) == []
-        _, result = lock_piece(Board.from_rows(TST), Piece.T, E, 1, 1, Spin.FULL, -1, -1)
+        _, result = lock_piece(
+            Board.from_rows(TST), Placement(piece=Piece.T, rotation=E, x=1, y=1, spin=Spin.FULL), -1, -1
+        )
         assert result.lines == 3 and result.label() == "T-SPIN TRIPLE"
 
     def test_mini_and_the_fin_kick_upgrade(self) -> None:
         # T pointing left at (1, 1): corners (2,2), (0,0), (2,0) filled, front corner (0,2) empty.
         board = Board.from_rows(["..X.......", "..........", "X.X......."])
-        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, (0, 0)) is Spin.MINI
+        t_west = Placement(piece=Piece.T, rotation=W, x=1, y=1)
+        assert detect_spin(board, Rules(), t_west, (0, 0)) is Spin.MINI
         # The same spot reached with the TST/fin kick (+-1, +-2) counts as a full spin.
-        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, (1, -2)) is Spin.FULL
+        assert detect_spin(board, Rules(), t_west, (1, -2)) is Spin.FULL
         # Not a rotation last: no spin at all.
-        assert detect_spin(board, Rules(), Piece.T, W, 1, 1, None) is Spin.NONE
+        assert detect_spin(board, Rules(), t_west, None) is Spin.NONE
+        # The placement's own spin is not read: detect_spin works it out.
+        assert detect_spin(board, Rules(), replace(t_west, spin=Spin.FULL), (0, 0)) is Spin.MINI
         # Two filled corners are not enough.
         two = Board.from_rows(["..........", "..........", "X.X......."])
-        assert detect_spin(two, Rules(), Piece.T, W, 1, 1, (0, 0)) is Spin.NONE
-        _, result = lock_piece(board, Piece.T, W, 1, 1, Spin.MINI, -1, -1)
+        assert detect_spin(two, Rules(), t_west, (0, 0)) is Spin.NONE
+        _, result = lock_piece(board, replace(t_west, spin=Spin.MINI), -1, -1)
         assert result.lines == 0 and result.label() == "MINI T-SPIN"
 
     def test_walls_count_as_corners(self) -> None:
+        t_east = Placement(piece=Piece.T, rotation=E, x=0, y=1)
         board = Board.from_rows(["X.........", ".........."])
         # T EAST at (0, 1): left corners are outside the field, (1, 0) empty, (1, 2) empty -> 2 filled + 0.
-        assert detect_spin(board, Rules(), Piece.T, E, 0, 1, (0, 0)) is Spin.NONE
+        assert detect_spin(board, Rules(), t_east, (0, 0)) is Spin.NONE
         board = Board.from_rows(["XX........", "..........", ".X........"])
         # corners of (0,1): (-1,2) wall, (1,2) X, (-1,0) wall, (1,0) X -> 4 filled, front (east) both filled.
-        assert detect_spin(board, Rules(), Piece.T, E, 0, 1, (0, 0)) is Spin.FULL
+        assert detect_spin(board, Rules(), t_east, (0, 0)) is Spin.FULL
 
     def test_spin_after_soft_drop_does_not_count(self) -> None:
         # Rotating in the air and then falling into place is a drop, not a spin.
@@ -91,7 +102,9 @@ class TestSetups:
         # A Z stood up in a pocket where it cannot move left, right or up.
         pocket = Board.from_rows(["XX.XXXXXXX", "X..XXXXXXX", "X.XXXXXXXX"])
         assert pocket.fits(Piece.Z, E, 1, 1)
-        assert detect_spin(pocket, Rules(spin_rule=SpinRule.ALL_SPIN), Piece.Z, E, 1, 1, (0, 0)) is Spin.MINI
-        assert detect_spin(pocket, Rules(spin_rule=SpinRule.T_SPIN), Piece.Z, E, 1, 1, (0, 0)) is Spin.NONE
+        z_east = Placement(piece=Piece.Z, rotation=E, x=1, y=1)
+        all_spin, t_spin = Rules(spin_rule=SpinRule.ALL_SPIN), Rules(spin_rule=SpinRule.T_SPIN)
+        assert detect_spin(pocket, all_spin, z_east, (0, 0)) is Spin.MINI
+        assert detect_spin(pocket, t_spin, z_east, (0, 0)) is Spin.NONE
         # In the open it can move, so no spin even under all-spin.
-        assert detect_spin(Board(), Rules(spin_rule=SpinRule.ALL_SPIN), Piece.Z, E, 4, 1, (0, 0)) is Spin.NONE
+        assert detect_spin(Board(), all_spin, replace(z_east, x=4), (0, 0)) is Spin.NONE

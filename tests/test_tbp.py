@@ -11,6 +11,7 @@ from game.board import Board
 from game.movegen import find_moves
 from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from game.scoring import lock_piece
@@ -101,9 +102,10 @@ def test_a_front_end_plays_forty_pieces_with_the_bot() -> None:
             # The move must be one our own rules can reach, with the spin it claims.
             legal = {(p.rotation, p.x, p.y, p.spin) for p in (m.placement for m in find_moves(board, piece, rules))}
             assert (rotation, location["x"], location["y"], SPINS[move["spin"]]) in legal
-            board, result = lock_piece(
-                board, piece, rotation, location["x"], location["y"], SPINS[move["spin"]], b2b, combo
+            played = Placement(
+                piece=piece, rotation=rotation, x=location["x"], y=location["y"], spin=SPINS[move["spin"]]
             )
+            board, result = lock_piece(board, played, b2b, combo)
             b2b, combo = result.b2b, result.combo
             lines += result.lines
             queue.pop(0)

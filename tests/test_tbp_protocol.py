@@ -18,8 +18,8 @@ from ai.search import Budget
 from ai.tbp import TbpBot, Thought, answer_line, engine_search, serve
 from game.board import Board
 from game.movegen import find_moves
-from game.movement import Spin
 from game.pieces import Piece, Rotation
+from game.placement import Placement
 from game.rules import Rules
 from game.scoring import lock_piece
 
@@ -385,7 +385,9 @@ class TestFuzzFindings:
         assert bot.handle(play_message("I", "north", 4, 0)) == []  # hold empty: T goes to hold, I is played
         state = bot.state
         assert state is not None and state.hold == Piece.T and state.queue == (Piece.O,)
-        assert state.board == lock_piece(Board(), Piece.I, Rotation.NORTH, 4, 0, Spin.NONE, -1, -1)[0]
+        assert (
+            state.board == lock_piece(Board(), Placement(piece=Piece.I, rotation=Rotation.NORTH, x=4, y=0), -1, -1)[0]
+        )
         assert bot.handle(play_message("T", "north", 4, 1)) == []  # hold T: swap it for O
         state = bot.state
         assert state is not None and state.hold == Piece.O and state.queue == ()

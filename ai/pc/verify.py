@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ai.pc.search import Problem, Solution
 from game.board import PIECE_MASKS, Board
 from game.movegen import find_moves
@@ -64,7 +66,7 @@ def replay(problem: Problem, solution: Solution, rules: Rules, soft_drop: bool =
         if not spins:
             raise ReplayError(f"step {number}: {p.piece.name} at {p.x},{p.y} is not reachable")
         spin = min(spins, key=lambda s: s is not Spin.NONE)
-        board, last = lock_piece(board, p.piece, p.rotation, p.x, p.y, spin, -1, -1)
+        board, last = lock_piece(board, replace(p, spin=spin), -1, -1)
         cleared += last.lines
     if last is None or not last.perfect_clear or not board.is_empty() or cleared != problem.lines:
         raise ReplayError("the solution does not end in a perfect clear of the requested lines")
@@ -93,11 +95,7 @@ def replay_on_engine(problem: Problem, solution: Solution, rules: Rules, soft_dr
             raise ReplayError(f"step {number}: no keys reach {p.piece.name} at {p.x},{p.y} on the engine")
         locks = [e for e in play_keys(game, keys, hold_first=step.hold) if isinstance(e, Locked)]
         # Same cells count as the same placement (S, Z and I cover equal cells in two states).
-        if (
-            not locks
-            or locks[0].piece != step.piece
-            or PIECE_MASKS[locks[0].piece, locks[0].rotation, locks[0].x, locks[0].y] != step.mask
-        ):
+        if not locks or locks[0].placement.piece != step.piece or locks[0].placement.mask != step.mask:
             raise ReplayError(f"step {number}: the engine locked {locks[:1]} instead of {step}")
         last = locks[0].result
     if last is None or not last.perfect_clear or not game.board.is_empty():
