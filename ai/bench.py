@@ -495,16 +495,8 @@ def _play_all(args: argparse.Namespace, features: str, lookahead: int) -> tuple[
         for i in range(args.games)
     ]
     progress = cluster.Progress(len(tasks), f"{args.rules} games", enabled=not args.json)
-    backend = cluster.open_backend(args.backend, args.workers, args.address)
-    try:
+    with cluster.opened(args.backend, args.workers, args.address, progress=progress) as backend:
         rows = backend.map(play_task, tasks, on_result=lambda index, row: progress.update())
-    except BaseException:
-        with cluster.sigint_ignored():
-            progress.close()
-            backend.close(abort=True)
-        raise
-    progress.close()
-    backend.close()
     return rows, backend.workers
 
 

@@ -423,6 +423,27 @@ def open_backend(name: str, workers: int | None, address: str | None = None, *, 
     raise BackendError(f"unknown backend {name!r}")
 
 
+@contextmanager
+def opened(
+    name: str, workers: int | None, address: str | None = None, *, at_most: int | None = None, progress: Any = None
+) -> Iterator[Backend]:
+    """open_backend for a `with` block. When the block ends the progress bar (if any) and the backend close; on any
+    exception (Ctrl+C included) they close at once, the backend aborted and a second Ctrl+C held meanwhile, and the
+    exception goes on."""
+    backend = open_backend(name, workers, address, at_most=at_most)
+    try:
+        yield backend
+    except BaseException:
+        with sigint_ignored():
+            if progress is not None:
+                progress.close()
+            backend.close(abort=True)
+        raise
+    if progress is not None:
+        progress.close()
+    backend.close()
+
+
 class InOrder:
     """An `on_result` callback that hands the values on in task order as soon as every earlier task is done: a
     long job's output can be printed as it goes and still be the same on every backend."""

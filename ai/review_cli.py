@@ -158,17 +158,8 @@ def _review_all(args: argparse.Namespace, tasks: list[tuple], report: _BatchRepo
         progress.update()
         in_order(index, data)
 
-    backend = cluster.open_backend(args.backend, args.workers, args.address, at_most=len(tasks))
-    try:
-        reviews = backend.map(review_task, tasks, on_result=on_result, batch=1)
-    except BaseException:
-        with cluster.sigint_ignored():
-            progress.close()
-            backend.close(abort=True)
-        raise
-    progress.close()
-    backend.close()
-    return reviews
+    with cluster.opened(args.backend, args.workers, args.address, at_most=len(tasks), progress=progress) as backend:
+        return backend.map(review_task, tasks, on_result=on_result, batch=1)
 
 
 def _single_report(args: argparse.Namespace, data: dict[str, Any]) -> int:

@@ -297,15 +297,8 @@ def _percent_on_backend(args, bits, pattern, cut, keep, work, options, keep_fail
     if not work:
         return _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed)
     chunks = math.ceil(work / PERCENT_MIN_CHUNK)  # more workers than this would have nothing to do
-    backend = cluster.open_backend(args.backend, args.workers, args.address, at_most=chunks)
-    try:
-        result = _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed, backend)
-    except BaseException:
-        with cluster.sigint_ignored():
-            backend.close(abort=True)
-        raise
-    backend.close()
-    return result
+    with cluster.opened(args.backend, args.workers, args.address, at_most=chunks) as backend:
+        return _percent_in_chunks(bits, pattern, cut, keep, work, options, keep_failed, backend)
 
 
 def percent_task(task: tuple) -> tuple[list[tuple], bool]:
