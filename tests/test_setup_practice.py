@@ -58,6 +58,19 @@ def _brute_force_share(snapshot, must: int, may: int, first) -> float:
     return ok / len(futures)
 
 
+def _practice(app, key: str, seed: int):
+    """Set-up practice on library entry `key` with bag seed `seed`, on top of the scene stack, and a keyboard."""
+    from ui.setup_practice import SetupPracticeScene
+
+    entries = read_library()
+    entry = next(e for e in entries if e.key == key)
+    keys = Keys(app)
+    scene = SetupPracticeScene(app, entry, entries, seed=seed)
+    keys.scene = scene
+    app.scenes.push(scene)
+    return keys, scene
+
+
 @pytest.mark.parametrize(("key", "seed"), [("pco_with_I", 3), ("mko", 2), ("dt_cannon_1", 3)])
 def test_following_the_build_panel_builds_the_set_up(app, key, seed):
     entry = next(e for e in read_library() if e.key == key)
@@ -198,14 +211,8 @@ def _play_advice(app, keys, scene, until, limit: int = 30) -> bool:
 
 def test_the_coach_lists_what_the_bag_builds_and_picks_the_best(app, tmp_path):
     from ui import setup_stats
-    from ui.setup_practice import SetupPracticeScene
 
-    entries = read_library()
-    entry = next(e for e in entries if e.key == "pc2_broken_tub")
-    keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=4)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = _practice(app, "pc2_broken_tub", seed=4)
     assert run_until(app, lambda: scene.choices() is not None)
     lines = scene.choice_lines()
     app.draw(app.screen)
@@ -231,14 +238,8 @@ def test_the_coach_lists_what_the_bag_builds_and_picks_the_best(app, tmp_path):
 
 def test_loop_mode_goes_on_to_the_next_pc_with_its_set_ups(app):
     from ui import setup_stats
-    from ui.setup_practice import SetupPracticeScene
 
-    entries = read_library()
-    entry = next(e for e in entries if e.key == "pco_no_I")
-    keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=2)  # a bag that builds it and keeps the I
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = _practice(app, "pco_no_I", seed=2)  # a bag that builds it and keeps the I
     # the coach builds the PCO wall without the I, which it saves (in hold or next) for the PC
     assert _play_advice(app, keys, scene, lambda: scene.target.built(scene.game), limit=8)
     game = scene.game
@@ -277,14 +278,7 @@ def _undo(app, keys, scene) -> None:
 
 
 def test_an_attempt_taken_back_by_undo_does_not_count(app):
-    from ui.setup_practice import SetupPracticeScene
-
-    entries = read_library()
-    entry = next(e for e in entries if e.key == "pco_with_I")
-    keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=3)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = _practice(app, "pco_with_I", seed=3)
     assert _play_advice(app, keys, scene, lambda: scene.game.stats.pieces == 1)
     _undo(app, keys, scene)  # back to the empty board: nothing of this build was placed
     testing.tap(app, "r")  # a new bag
@@ -292,14 +286,7 @@ def test_an_attempt_taken_back_by_undo_does_not_count(app):
 
 
 def test_a_shape_taken_apart_by_undo_is_not_built_and_a_pause_ends_nothing(app):
-    from ui.setup_practice import SetupPracticeScene
-
-    entries = read_library()
-    entry = next(e for e in entries if e.key == "pco_with_I")
-    keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=3)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = _practice(app, "pco_with_I", seed=3)
     assert _play_advice(app, keys, scene, lambda: scene.target.built(scene.game))
     testing.tap(app, "escape")  # pause
     assert app.scenes.top is not scene
@@ -312,18 +299,11 @@ def test_a_shape_taken_apart_by_undo_is_not_built_and_a_pause_ends_nothing(app):
 
 
 def test_a_pc_taken_back_by_undo_does_not_count(app):
-    from ui.setup_practice import SetupPracticeScene
-
-    entries = read_library()
-    entry = next(e for e in entries if e.key == "pco_no_I")
-    keys = Keys(app)
-    scene = SetupPracticeScene(app, entry, entries, seed=2)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = _practice(app, "pco_no_I", seed=2)
     assert _play_advice(app, keys, scene, lambda: scene.game.stats.perfect_clears == 1, limit=12)
     assert scene.entry.pc == 2  # loop mode went on to the 2nd PC
     _undo(app, keys, scene)  # the piece that made the PC comes off: the 1st PC is being played again
     assert scene.entry.key == "pco_no_I" and scene.target.key == "pco_no_I" and scene.game.stats.perfect_clears == 0
     testing.tap(app, "r")
     assert _menu_line(app, "pco_no_I") == "Your practice: 1 attempts, 1 built, 0 PCs"
-    assert all(e.pc != 2 or _menu_line(app, e.key) == "Your practice: not tried yet" for e in entries)
+    assert all(e.pc != 2 or _menu_line(app, e.key) == "Your practice: not tried yet" for e in read_library())
