@@ -216,7 +216,7 @@ def _write_weights(state: dict, args: argparse.Namespace) -> None:
         dict(zip(state["features"], state["mean"])),
         f"CEM mean after {state['generation']} generations (population {args.population}, {args.games} games each)",
     )
-    Path(args.out).write_text(weights.to_toml())
+    Path(args.out).write_text(weights.to_toml(), encoding="utf-8")
 
 
 PARTIAL_EVERY_S = 30.0  # during a generation, finished games are saved in the checkpoint at most this often
@@ -239,7 +239,7 @@ def _partial_fitness(state: dict, args: argparse.Namespace, count: int) -> dict[
 def _save(path: Path, state: dict) -> None:
     """Write the checkpoint whole or not at all (a kill while writing leaves the previous one)."""
     scratch = path.with_name(path.name + ".tmp")
-    scratch.write_text(json.dumps(state, indent=1))
+    scratch.write_text(json.dumps(state, indent=1), encoding="utf-8")
     os.replace(scratch, path)
 
 
