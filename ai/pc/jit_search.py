@@ -21,7 +21,7 @@ from numba import njit
 
 from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
-from ai.pc.jit_table import get, put, reset_if_half_full
+from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
 from ai.pc.jit_tiling import _search_counts
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
@@ -38,20 +38,12 @@ SP, NODES, STARTED = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
-def _popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 255
-
-
-@njit(cache=True, nogil=True)
 def _walls_ok(bits, h, columns, left_of):
     """ai.pc.field.walls_ok: left of a full-height column, the empty cells are a whole number of pieces."""
     for x in range(1, 9):
         column = columns[h, x]
         if bits & column == column:
-            if (h * x - _popcount(bits & left_of[h, x])) % 4:
+            if (h * x - popcount(bits & left_of[h, x])) % 4:
                 return False
     return True
 
@@ -128,9 +120,10 @@ def _children(bits, h, piece, soft, ident, moves):
         work,
     )
     # full: start over (frames keep their own copies of the placements they use, so nothing in use is lost)
-    if reset_if_half_full(cache, cache_fill) or arena_fill[0] + n + 1 > arena.shape[0]:
-        cache[:] = jit_table.MISSING
-        cache_fill[0] = 0
+    if arena_fill[0] + n + 1 > arena.shape[0]:
+        reset(cache, cache_fill)
+        arena_fill[0] = 0
+    elif reset_if_half_full(cache, cache_fill):
         arena_fill[0] = 0
     start = arena_fill[0] + 1
     arena[start - 1, 0] = n
@@ -144,7 +137,7 @@ def _children(bits, h, piece, soft, ident, moves):
         while shifted:
             below |= shifted
             shifted >>= 10
-        r = (0 if out_hard[i] else 4096) + _popcount(below & ~bits & ~m) * 64 + _bit_length(m)
+        r = (0 if out_hard[i] else 4096) + popcount(below & ~bits & ~m) * 64 + _bit_length(m)
         j = i
         while j > 0 and rank[j - 1] > r:
             rank[j] = rank[j - 1]
@@ -178,7 +171,7 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles):
     recorded dead), and count its options (as ai.pc.search.Searcher.solve's `options`)."""
     queue, n, use_hold, _, suffix8, ident = problem
     dead_table, dead_fill = dead
-    needed = (10 * h - _popcount(bits)) // 4
+    needed = (10 * h - popcount(bits)) // 4
     code = _queue_code(queue, n, idx, held, needed, use_hold, ident)
     a = bits | (h << 60)
     if get(dead_table, a, code, 0) >= 0:
@@ -301,7 +294,7 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
         nidx = frames[sp, F_NIDX]
         nheld = frames[sp, F_NHELD]
         left = n - nidx + (1 if nheld >= 0 else 0)
-        needed = (10 * child_h - _popcount(child_bits)) // 4
+        needed = (10 * child_h - popcount(child_bits)) // 4
         if (
             needed <= left
             and _walls_ok(child_bits, child_h, columns, left_of)
@@ -346,10 +339,8 @@ class _Tables:
         return self.next_id - 1
 
     def clear(self) -> None:
-        self.dead[:] = jit_table.MISSING
-        self.dead_fill[0] = 0
-        self.cache[:] = jit_table.MISSING
-        self.cache_fill[0] = 0
+        reset(self.dead, self.dead_fill)
+        reset(self.cache, self.cache_fill)
         self.arena_fill[0] = 0
 
 

@@ -52,11 +52,26 @@ def put(table, fill, a, b, vbits, value):
 
 
 @njit(cache=True, nogil=True)
+def popcount(x):
+    """Set bits of a non-negative int64 (SWAR: no loop)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 255
+
+
+@njit(cache=True, nogil=True)
+def reset(table, fill):
+    """Forget everything."""
+    table[:] = MISSING
+    fill[0] = 0
+
+
+@njit(cache=True, nogil=True)
 def reset_if_half_full(table, fill):
     """Forget everything once half the slots are used (probes stay short); True if it did."""
     if fill[0] * 4 > table.shape[0]:
-        table[:] = MISSING
-        fill[0] = 0
+        reset(table, fill)
         return True
     return False
 

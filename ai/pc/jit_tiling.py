@@ -16,7 +16,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ai.pc import jit_table
 from ai.pc.field import COLUMN, MAX_LINES
-from ai.pc.jit_table import get, put, reset_if_half_full
+from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
 VBITS = 1  # a memo value is 0 (not coverable) or 1 (coverable)
@@ -128,10 +128,7 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
 def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
     """tiling.tileable's work from 8-bit piece counts (piece p in bits 8p..8p+7): parity, the counts capped
     at the pieces needed (and 15) as the search packs them, then the search."""
-    v = bits - ((bits >> 1) & 0x5555555555555555)  # popcount (SWAR: no loop)
-    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
-    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
-    empty = 10 * h - (((v * 0x0101010101010101) >> 56) & 255)
+    empty = 10 * h - popcount(bits)
     if empty % 4:
         return 0
     need = empty // 4
@@ -158,8 +155,7 @@ class Kernel:
         self.stack = np.zeros((5, STACK), np.int64)
 
     def clear(self) -> None:
-        self.memo[:] = jit_table.MISSING
-        self.fill[0] = 0
+        reset(self.memo, self.fill)
 
     def tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         found = self._tables.get(h)

@@ -33,13 +33,8 @@ _P = STATE_COL - 1  # sid & _P: the row index p = y + 8
 _MAX_Y = 24
 
 
-def sid_of(rot: int, x: int, y: int) -> int:
-    return state_of(rot, x, y)
-
-
-def unpack(sid: int) -> tuple[int, int, int]:
-    """sid -> (rotation, x, y)."""
-    return state_parts(sid)
+sid_of = state_of  # (rotation, x, y) -> sid
+unpack = state_parts  # sid -> (rotation, x, y)
 
 
 def _build_masks() -> dict[int, dict[int, Bitboard]]:
@@ -317,33 +312,27 @@ def holes_under(bits: Bitboard, mask: Bitboard) -> int:
     return (below & ~bits & ~mask).bit_count()
 
 
-_KICK_DELTAS: dict[tuple, tuple[dict, dict]] = {}
-
-
+@per_rules()
 def _kick_deltas(rules: Rules) -> tuple[dict[tuple[int, int], list[list[int]]], dict[tuple[int, int], list[list[int]]]]:
     """Kick tests as sid deltas, built once per rules key (rule tables, not search state):
     (piece, rot) -> per turn the deltas in test order; (piece, end rot) -> the deltas of every turn ending there
     (for the backward search)."""
-    key = rules.cache_key()
-    found = _KICK_DELTAS.get(key)
-    if found is None:
-        turns_of: dict[tuple[int, int], list[list[int]]] = {}
-        turns = (1, -1, 2) if rules.allow_180 else (1, -1)
-        for piece in Piece:
-            for rot in Rotation:
-                options = []
-                for t in turns:
-                    end = rot.turned(t)
-                    tests = rules.rotation.tests[piece, rot, end]
-                    options.append([(end - rot) * _ROT + dy * _ROW + dx * _COL for dx, dy in tests])
-                turns_of[piece, rot] = options
-        into: dict[tuple[int, int], list[list[int]]] = {}
-        for piece in Piece:
-            for rot in Rotation:
-                for t, deltas in zip(turns, turns_of[piece, rot]):
-                    into.setdefault((piece, rot.turned(t)), []).append(deltas)
-        found = _KICK_DELTAS[key] = (turns_of, into)
-    return found
+    turns_of: dict[tuple[int, int], list[list[int]]] = {}
+    turns = (1, -1, 2) if rules.allow_180 else (1, -1)
+    for piece in Piece:
+        for rot in Rotation:
+            options = []
+            for t in turns:
+                end = rot.turned(t)
+                tests = rules.rotation.tests[piece, rot, end]
+                options.append([(end - rot) * _ROT + dy * _ROW + dx * _COL for dx, dy in tests])
+            turns_of[piece, rot] = options
+    into: dict[tuple[int, int], list[list[int]]] = {}
+    for piece in Piece:
+        for rot in Rotation:
+            for t, deltas in zip(turns, turns_of[piece, rot]):
+                into.setdefault((piece, rot.turned(t)), []).append(deltas)
+    return turns_of, into
 
 
 @per_rules()

@@ -172,13 +172,8 @@ def _tileable(
         raise _Budget
     if len(_MEMO) > 1_000_000:
         _MEMO.clear()
-    empty = ~bits & REGION[h]
     # cells left of column x are all filled already (the search fills column by column)
-    column = empty & columns[x]
-    while not column:
-        x += 1
-        column = empty & columns[x]
-    cell = (column & -column).bit_length() - 1
+    x, cell = _first_empty_cell(~bits & REGION[h], columns, x)
     result = False
     for piece, mask in table[cell]:
         if not (packed >> (4 * piece)) & 15 or mask & bits:
@@ -197,22 +192,23 @@ def _tileable(
     return result
 
 
-def _first_empty_cell(empty: Bitboard, columns, x: int) -> int:
-    """Index of the first empty cell in column-major order, from column x on (the columns before are full)."""
+def _first_empty_cell(empty: Bitboard, columns, x: int) -> tuple[int, int]:
+    """(column, index) of the first empty cell in column-major order, from column x on (the columns before are
+    full); ai.pc.jit_tiling._first_empty is its compiled twin."""
     column = empty & columns[x]
     while not column:
         x += 1
         column = empty & columns[x]
-    return (column & -column).bit_length() - 1
+    return x, (column & -column).bit_length() - 1
 
 
 def _next_cell_coverable(bits: Bitboard, h: int, packed: int, table, columns, x: int) -> bool:
     """Can some piece still in `packed` cover the first empty cell (column-major) of `bits`?"""
-    cell = _first_empty_cell(~bits & REGION[h], columns, x)
+    _, cell = _first_empty_cell(~bits & REGION[h], columns, x)
     return any((packed >> (4 * piece)) & 15 and not mask & bits for piece, mask in table[cell])
 
 
 def _last_piece_fits(rest: Bitboard, packed: int, table: list[list[tuple[int, Bitboard]]], columns, x: int) -> bool:
     """Are the 4 empty cells `rest` one (possibly stretched) placement of a piece still in `packed`?"""
-    cell = _first_empty_cell(rest, columns, x)
+    _, cell = _first_empty_cell(rest, columns, x)
     return any(mask == rest and (packed >> (4 * piece)) & 15 for piece, mask in table[cell])
