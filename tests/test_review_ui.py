@@ -3,34 +3,16 @@
 from __future__ import annotations
 
 import os
-import time
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
 
-import ai.service
 from ai.review import review_replay
 from game.replay import Replay
+from tests.players import run_until
 from ui.testing import tap
-from ui.worker_client import WorkerClient, spawn_thread_worker
-
-
-@pytest.fixture
-def ai_app(app):
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
-    return app
-
-
-def _run_until(app, condition, timeout_s: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.tick()
-        if condition():
-            return True
-        time.sleep(0.002)
-    return False
 
 
 def _play_and_end(app, mode, moves: list[list[str]]):
@@ -98,7 +80,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     assert isinstance(review, ReviewScene)
     app.draw(app.screen)
     assert review.computing and review.progress_text().startswith("Analysing…")
-    assert _run_until(app, lambda: review.review is not None), review.problem
+    assert run_until(app, lambda: review.review is not None), review.problem
     app.draw(app.screen)
     expected = review_replay(Replay.load(app.store.replay_path(run.id))).to_dict()
     shown = review.summary()
@@ -150,7 +132,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     assert stats.accuracies[run.id] == pytest.approx(expected["accuracy"])
     tap(app, "return")
     again = app.scenes.top
-    assert _run_until(app, lambda: again.review is not None)
+    assert run_until(app, lambda: again.review is not None)
     assert again.from_cache and again.progress_text() == "review from the history"
     assert again.summary()["accuracy"] == expected["accuracy"]
 
@@ -230,7 +212,7 @@ def test_the_results_of_a_run_open_its_review(ai_app):
     tap(app, "return")
     review = app.scenes.top
     assert isinstance(review, ReviewScene) and review.game_id == run.id and review.cursor.count == 3
-    assert _run_until(app, lambda: review.review is not None), review.problem
+    assert run_until(app, lambda: review.review is not None), review.problem
     assert sum(review.summary()["counts"].values()) == 3
     tap(app, "escape")
     assert app.scenes.top is results

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -11,15 +10,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 
 import ai.service
+from tests.players import run_until
 from ui.testing import tap
 from ui.worker_client import WorkerClient, spawn_thread_worker
-
-
-@pytest.fixture
-def ai_app(app):
-    """The app with the AI worker in a thread (no process start), as test_practice_pc uses it."""
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
-    return app
 
 
 def _ticks(app, n: int) -> None:
@@ -27,14 +20,8 @@ def _ticks(app, n: int) -> None:
         app.tick()
 
 
-def _run_until(app, condition, timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.tick()
-        if condition():
-            return True
-        time.sleep(0.002)
-    return False
+def _run_until(app, condition) -> bool:
+    return run_until(app, condition, timeout_s=15.0)
 
 
 def _drop(app, times: int = 1) -> None:
