@@ -73,17 +73,7 @@ def play_recorded(
             game.tick(0)
             continue
         if engine is not None:
-            state = SearchState(
-                game.board,
-                active.piece,
-                game.hold,
-                tuple(game.preview()),
-                game.b2b,
-                game.combo,
-                game.future_state(),
-                game.config.randomizer,
-                not game.hold_used,
-            )
+            state = SearchState.of_game(game)
             found = engine.suggest(state, budget)
             if found is None:
                 break

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from ai.eval import Evaluator, LinearEvaluator, load_evaluator
 from game.board import PIECE_MASKS, VISIBLE_HEIGHT, Board
+from game.engine import Game
 from game.movegen import find_moves, generate_raw
 from game.movement import Spin
 from game.pieces import SHAPES, Piece, Rotation
@@ -75,6 +76,22 @@ class SearchState:
     bag_state: Hashable = None
     randomizer: str = "7bag"
     hold_available: bool = True  # False after a hold this turn
+
+    @classmethod
+    def of_game(cls, game: Game) -> SearchState:
+        """What the player of this running game knows now (its piece in play, hold, previews, randomizer)."""
+        assert game.active is not None
+        return cls(
+            board=game.board,
+            current=game.active.piece,
+            hold=game.hold,
+            queue=tuple(game.preview()),
+            b2b=game.b2b,
+            combo=game.combo,
+            bag_state=game.future_state(),
+            randomizer=game.config.randomizer,
+            hold_available=not game.hold_used,
+        )
 
 
 @dataclass(frozen=True)

@@ -42,17 +42,7 @@ def play(seed: int, stage: int, gap: int) -> Game:
         if game.active is None:
             game.tick(0)
             continue
-        state = SearchState(
-            game.board,
-            game.active.piece,
-            game.hold,
-            tuple(game.preview()),
-            game.b2b,
-            game.combo,
-            game.future_state(),
-            game.config.randomizer,
-            not game.hold_used,
-        )
+        state = SearchState.of_game(game)
         found = engine.suggest(state, budget)
         if found is None:
             break
