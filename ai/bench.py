@@ -443,36 +443,22 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted: the workers are stopped; no games reported", file=sys.stderr)
         return 130
-    mean = _mean(rows)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "rules": args.rules,
-                    "features": features,
-                    "lookahead": lookahead,
-                    "engine": args.engine,
-                    "max_pieces": args.max_pieces,
-                    "height": args.height,
-                    "nodes": args.nodes,
-                    "backend": args.backend,
-                    "workers": workers,
-                    "games": rows,
-                    "mean": mean,
-                }
-            )
-        )
-        return 0
-    columns = list(rows[0])
-    print(
+    about = {
+        "rules": args.rules,
+        "features": features,
+        "lookahead": lookahead,
+        "engine": args.engine,
+        "max_pieces": args.max_pieces,
+        "height": args.height,
+        "nodes": args.nodes,
+        "backend": args.backend,
+        "workers": workers,
+    }
+    title = (
         f"{args.rules} rules, {features} weights, lookahead {lookahead}, engine {args.engine}, "
         f"cap {args.max_pieces} pieces" + (f", board height {args.height}" if args.rules == "classic" else "")
     )
-    print("  ".join(f"{c:>10}" for c in columns))
-    for row in rows:
-        print("  ".join(f"{row[c]!s:>10}" for c in columns))
-    print("  ".join(f"{'mean' if c == 'seed' else str(mean[c]):>10}" for c in columns))
-    return 0
+    return _report(args.json, about, title, rows)
 
 
 def _play_all(args: argparse.Namespace, features: str, lookahead: int) -> tuple[list[dict], int]:
@@ -544,27 +530,27 @@ def _run_recorded(args: argparse.Namespace, features: str) -> int:
                 print(f"error: cannot write to --replay-dir {folder}: {error.strerror or error}", file=sys.stderr)
                 return 2
         rows.append(stats.summary())
+    about = {
+        "rules": args.rules,
+        "features": features,
+        "engine": args.engine,
+        "max_pieces": args.max_pieces,
+        "replay_dir": args.replay_dir,
+    }
+    title = f"{args.rules} rules on the timed game, engine {args.engine}, cap {args.max_pieces} pieces" + (
+        f", replays in {folder}" if folder is not None else ""
+    )
+    return _report(args.json, about, title, rows)
+
+
+def _report(as_json: bool, about: dict, title: str, rows: list[dict]) -> int:
+    """Print the games: one JSON object (`about`, the games and their mean) or a titled table with a mean row."""
     mean = _mean(rows)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "rules": args.rules,
-                    "features": features,
-                    "engine": args.engine,
-                    "max_pieces": args.max_pieces,
-                    "replay_dir": args.replay_dir,
-                    "games": rows,
-                    "mean": mean,
-                }
-            )
-        )
+    if as_json:
+        print(json.dumps({**about, "games": rows, "mean": mean}))
         return 0
     columns = list(rows[0])
-    print(
-        f"{args.rules} rules on the timed game, engine {args.engine}, cap {args.max_pieces} pieces"
-        + (f", replays in {folder}" if folder is not None else "")
-    )
+    print(title)
     print("  ".join(f"{c:>10}" for c in columns))
     for row in rows:
         print("  ".join(f"{row[c]!s:>10}" for c in columns))
