@@ -120,25 +120,27 @@ def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
-ENTRY_FIELDS = {
+# The hand-written fields of a library entry, in the order the files write them (scripts/regenerate_setups.py
+# rewrites the files in this order), and every field an entry may have: those and the generated figures.
+HAND_FIELDS = (
     "key",
     "name",
     "family",
     "pc",
     "opener",
     "fumen",
+    "margin",
     "mirror",
     "bags",
     "hold",
     "finishes",
+    "save",
     "pc_pattern",
     "pc_lines",
     "notes",
-    "margin",
     "source",
-    "save",
-    "figures",
-}
+)
+ENTRY_FIELDS = {*HAND_FIELDS, "figures"}
 
 
 def entry_fields(raw: dict) -> dict:

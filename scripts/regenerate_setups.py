@@ -31,24 +31,8 @@ README = LIBRARY / "README.md"
 PC_MAX_QUEUES = 100_000  # PC patterns above this many queues are not computed (a minute or more each)
 PC_BUDGET_MS = 240_000  # and a PC search that runs longer than this is reported as not computed
 RULES_TEXT = "SRS, soft drop, no 180"
-HAND_FIELDS = (
-    "key",
-    "name",
-    "family",
-    "pc",
-    "opener",
-    "fumen",
-    "margin",
-    "mirror",
-    "bags",
-    "hold",
-    "finishes",
-    "save",
-    "pc_pattern",
-    "pc_lines",
-    "notes",
-    "source",
-)
+
+from game.setups import HAND_FIELDS  # noqa: E402 - after the path set-up above
 
 
 def _entry_field_bits(entry) -> tuple[int, int]:
