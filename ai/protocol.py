@@ -247,6 +247,18 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
 
 
 # --- game review (UI -> worker -> UI) ----------------------------------------------------------------------------
+# How a reviewed placement's class is shown, the same in the window and in `review --png`; the marked ones are
+# those the review jumps between.
+REVIEW_CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
+    "best": (90, 200, 120),
+    "good": (150, 210, 150),
+    "inaccuracy": (240, 200, 80),
+    "mistake": (240, 140, 60),
+    "blunder": (230, 70, 70),
+}
+MARKED_CLASSES = ("inaccuracy", "mistake", "blunder")
+
+
 @dataclass(frozen=True)
 class ReviewRequest:
     """Review a replay (its JSON text, as saved). `cached`: a review JSON computed before, sent back as the answer

@@ -16,14 +16,10 @@ from typing import Any
 
 import numpy as np
 
-CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
-    "best": (90, 200, 120),
-    "good": (150, 210, 150),
-    "inaccuracy": (240, 200, 80),
-    "mistake": (240, 140, 60),
-    "blunder": (230, 70, 70),
-}
-MARKED = ("inaccuracy", "mistake", "blunder")
+from ai.protocol import MARKED_CLASSES, REVIEW_CLASS_COLOURS
+
+CLASS_COLOURS = REVIEW_CLASS_COLOURS
+MARKED = MARKED_CLASSES
 _DEAD_BELOW = -1e8
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pygame
 
-from ai.protocol import ReviewAnswer, WorkerFailure
+from ai.protocol import MARKED_CLASSES, REVIEW_CLASS_COLOURS, ReviewAnswer, WorkerFailure
 from game.board import WIDTH
 from game.pieces import COLOURS, SHAPES, Piece, Rotation
 from game.replay import Replay, ReplayError
@@ -34,15 +34,9 @@ from ui.scene import Scene
 if TYPE_CHECKING:
     from ui.services import Services
 
-CLASS_COLOURS: dict[str, tuple[int, int, int]] = {
-    "best": (90, 200, 120),
-    "good": (150, 210, 150),
-    "inaccuracy": (240, 200, 80),
-    "mistake": (240, 140, 60),
-    "blunder": (230, 70, 70),
-}
+CLASS_COLOURS = REVIEW_CLASS_COLOURS
 CLASSES = tuple(CLASS_COLOURS)
-MARKED = ("inaccuracy", "mistake", "blunder")
+MARKED = MARKED_CLASSES
 PLAYED_EDGE = (255, 255, 255)
 BEST_EDGE = (80, 220, 255)
 TSPIN_EDGE = (255, 120, 220)
