@@ -31,8 +31,6 @@ def app(tmp_path, monkeypatch):
 @pytest.fixture
 def ai_app(app):
     """The app with the AI worker in a thread (no process start)."""
-    import ai.service
-    from ui.worker_client import WorkerClient, spawn_thread_worker
+    from tests.players import use_thread_worker
 
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
-    return app
+    return use_thread_worker(app)

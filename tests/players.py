@@ -42,3 +42,12 @@ def run_until(app, condition, timeout_s: float = 60.0) -> bool:
             return True
         time.sleep(0.001)
     return False
+
+
+def use_thread_worker(app):
+    """The app with the AI worker in a thread (no process start): what the coach tests play against."""
+    import ai.service
+    from ui.worker_client import WorkerClient, spawn_thread_worker
+
+    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
+    return app

@@ -19,7 +19,7 @@ from game.events import Locked
 from game.executor import KeyExecutor
 from game.handling import Button
 from game.randomizer import make_randomizer
-from tests.players import Keys, run_until
+from tests.players import Keys, run_until, use_thread_worker
 from ui import testing
 from ui.coach import move_cells, snapshot_of
 from ui.modes import PC_PRACTICE
@@ -31,13 +31,9 @@ BRUTE_FORCE_MAX_FUTURES = 7  # positions with more unknown continuations are not
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, _ = testing.make_app(tmp_path)
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
-    yield app
-    app.close_worker()
+def app(app):
+    """conftest's app, with the AI worker in a thread."""
+    return use_thread_worker(app)
 
 
 def _settled(coach) -> bool:

@@ -4,23 +4,21 @@ and the per-setup statistics. The worker runs in a thread with the real PC servi
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
 
-import ai.service
 from game.engine import Game
 from game.executor import KeyExecutor
 from game.finesse import Key
 from game.handling import Button
 from game.pieces import Piece
+from tests.players import Keys, run_until, use_thread_worker
 from ui import testing
 from ui.modes import PC_PRACTICE
 from ui.pc_setups import PIECES_LEFT, load_setups, loop_start, mirror_board, setup_start
 from ui.play import PlayScene
 from ui.store import SCHEMA_VERSION, HistoryStore
-from ui.worker_client import WorkerClient, spawn_thread_worker
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -102,30 +100,9 @@ def test_store_migrates_version_1_and_keeps_per_setup_stats(tmp_path):
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("STACKCOACH_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("STACKCOACH_DATA_DIR", str(tmp_path))
-    app, _ = testing.make_app(tmp_path)
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
-    yield app
-    app.close_worker()
-
-
-class _Player:
-    """Stands in for the keyboard: the buttons the test wants this tick."""
-
-    def __init__(self, app) -> None:
-        self.executor: KeyExecutor | None = None
-        self.scene = None
-        app.input.tick_buttons = self.tick_buttons  # the scene reads its input here
-
-    def tick_buttons(self) -> Button:
-        if self.executor is None or self.scene is None:
-            return Button.NONE
-        buttons = self.executor.buttons(self.scene.game)
-        if self.executor.done:
-            self.executor = None
-        return buttons
+def app(app):
+    """conftest's app, with the AI worker in a thread."""
+    return use_thread_worker(app)
 
 
 class _Press:
@@ -140,18 +117,12 @@ class _Press:
         return self.pressed
 
 
-def _run_until(app, condition, timeout_s=10.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        app.tick()
-        if condition():
-            return True
-        time.sleep(0.002)
-    return False
+def _run_until(app, condition) -> bool:
+    return run_until(app, condition, timeout_s=10.0)
 
 
 def test_pc_practice_from_a_setup_to_a_pc_with_a_rewind(app):
-    player = _Player(app)
+    player = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     seed = 11
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, seed), seed)
@@ -235,7 +206,7 @@ def test_pc_practice_menu_starts_loop_and_setup_runs(app):
 def test_quitting_practice_from_pause_keeps_the_attempt(app):
     from ui.menus import PauseScene
 
-    player = _Player(app)
+    player = Keys(app)
     grace = next(s for s in load_setups() if s.key == "grace")
     scene = PlayScene(app, PC_PRACTICE, setup_start(grace, 5), 5)
     player.scene = scene
