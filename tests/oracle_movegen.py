@@ -27,6 +27,23 @@ from game.rules import Rules
 _ROTATIONS = ((Key.CW, 1), (Key.CCW, -1), (Key.FLIP, 2))
 
 
+# A field where the T reaches EAST at (5, 8) without a spin by a shift and a drop, and with a mini by a longer
+# rotation: a later arrival that scores a new spin (it once broke game.movegen; the generator tests and the
+# finesse tests use it).
+LATER_SPIN_ROWS = [
+    "____X_____",
+    "__X_X_____",
+    "__X_X_X___",
+    "__X_X_X___",
+    "__X_XXX___",
+    "X_XX__X___",
+    "__XXXXX___",
+    "___XXXX__X",
+    "X_XXXXXXXX",
+    "XX_XXXXX__",
+]
+
+
 def find_placements(  # noqa: C901 - the reference search is kept whole, to be read against the rules as the oracle
     board: Board | Bitboard,
     piece: Piece,

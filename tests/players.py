@@ -51,3 +51,19 @@ def use_thread_worker(app):
 
     app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
     return app
+
+
+def open_stats(app):
+    """The Stats screen, opened from the title menu with the keys a player presses, drawn once."""
+    from ui.menus import StatsScene, TitleScene
+    from ui.testing import tap
+
+    title = TitleScene(app)
+    app.scenes.reset(title)
+    for _ in range([item.label for item in title.menu.items].index("Stats")):
+        tap(app, "down")
+    tap(app, "return")
+    stats = app.scenes.top
+    assert isinstance(stats, StatsScene)
+    app.draw(app.screen)
+    return stats

@@ -17,6 +17,7 @@ from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rotation import build_rotation_system
 from game.rules import Rules, SpinRule
+from tests.oracle_movegen import LATER_SPIN_ROWS
 
 RULE_SETS = {
     "srs": Rules.named("srs"),
@@ -175,19 +176,6 @@ TST_ROWS = ["_X________", "XX________", "X_________", "X_XXXXXXXX", "X__XXXXXXX"
 # T WEST at (9, 1) locks three ways: dropped (no spin), rotated in (3 corners, a front one missing: mini) and
 # rotated in through the (+-1, +-2) kick, which upgrades that mini to a full spin.
 FIN_ROWS = ["___XXX____", "______XXXX", "__________", "X_X_X_____", "__X_XX____", "X_XXXXXXX_"]
-# T EAST at (5, 8) is reached without a spin by a shift and a drop, and with a mini by a longer rotation.
-LATER_SPIN_ROWS = [
-    "____X_____",
-    "__X_X_____",
-    "__X_X_X___",
-    "__X_X_X___",
-    "__X_XXX___",
-    "X_XX__X___",
-    "__XXXXX___",
-    "___XXXX__X",
-    "X_XXXXXXXX",
-    "XX_XXXXX__",
-]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from game.movement import Spin
 from game.pieces import Piece, Rotation
 from game.rules import Rules, SpinRule
 from game.scoring import lock_piece
-from tests.oracle_movegen import find_placements
+from tests.oracle_movegen import LATER_SPIN_ROWS, find_placements
 
 
 def random_field(rng: random.Random) -> int:
@@ -98,24 +98,10 @@ def test_agrees_with_reference_on_random_fields(rules_name: str) -> None:
         assert exercised > 0, rules_name
 
 
-REPRO_ROWS = [
-    "____X_____",
-    "__X_X_____",
-    "__X_X_X___",
-    "__X_X_X___",
-    "__X_XXX___",
-    "X_XX__X___",
-    "__XXXXX___",
-    "___XXXX__X",
-    "X_XXXXXXXX",
-    "XX_XXXXX__",
-]
-
-
 def test_longer_rotation_into_cells_reached_by_a_shift() -> None:
     """T EAST at (5, 8): a plain drop reaches it in 3 keys; a longer path ending in a rotation scores a mini.
     Both generators list both placements, with the same key counts."""
-    board = Board.from_rows(REPRO_ROWS)
+    board = Board.from_rows(LATER_SPIN_ROWS)
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
     for generator in (find_placements, find_moves):

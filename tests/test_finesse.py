@@ -13,6 +13,7 @@ from game.finesse import Key, minimal_keys
 from game.movegen import Placement, find_moves
 from game.pieces import Piece, Rotation
 from game.rules import Rules
+from tests.oracle_movegen import LATER_SPIN_ROWS
 
 EMPTY_COUNTS = {Piece.I: 17, Piece.J: 34, Piece.L: 34, Piece.O: 9, Piece.S: 17, Piece.T: 34, Piece.Z: 17}
 
@@ -69,27 +70,13 @@ def test_finesse_faults_are_counted_per_piece() -> None:
     assert game.stats.finesse_faults == 2 and game.stats.keys == 6
 
 
-SPIN_AFTER_SHIFT = [
-    "____X_____",
-    "__X_X_____",
-    "__X_X_X___",
-    "__X_X_X___",
-    "__X_XXX___",
-    "X_XX__X___",
-    "__XXXXX___",
-    "___XXXX__X",
-    "X_XXXXXXXX",
-    "XX_XXXXX__",
-]
-
-
 def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
     """T EAST at (5, 8) is a plain drop in 3 keys and, by a longer path ending in a rotation, a mini: both are
     listed, each with its own shortest keys, and the engine locks each with its spin. minimal_keys ignores spin."""
     from game.board import PIECE_MASKS
     from game.movement import Spin
 
-    board = Board.from_rows(SPIN_AFTER_SHIFT)
+    board = Board.from_rows(LATER_SPIN_ROWS)
     rules = Rules.named("srs")
     mask = PIECE_MASKS[Piece.T, Rotation.EAST, 5, 8]
     here = {m.placement.spin: m for m in find_moves(board, Piece.T, rules) if m.placement.mask == mask}
@@ -107,7 +94,7 @@ def test_spin_reached_by_a_longer_path_than_the_plain_drop() -> None:
 
 def test_target_search_finds_the_shortest_keys_of_every_reachable_mask() -> None:
     """The early exit of a `target` search never cuts off a shorter way to the target's cells (any spin)."""
-    board = Board.from_rows(SPIN_AFTER_SHIFT)
+    board = Board.from_rows(LATER_SPIN_ROWS)
     rules = Rules.named("srs+", allow_180=True)
     for piece in Piece:
         shortest: dict[int, int] = {}

@@ -11,7 +11,7 @@ import pytest
 
 from ai.review import review_replay
 from game.replay import Replay
-from tests.players import run_until
+from tests.players import open_stats, run_until
 from ui.testing import tap
 
 
@@ -39,20 +39,6 @@ def _play_and_end(app, mode, moves: list[list[str]]):
     return app.store.recent(1)[0]
 
 
-def _open_stats(app):
-    from ui.menus import StatsScene, TitleScene
-
-    title = TitleScene(app)
-    app.scenes.reset(title)
-    for _ in range([item.label for item in title.menu.items].index("Stats")):
-        tap(app, "down")
-    tap(app, "return")
-    stats = app.scenes.top
-    assert isinstance(stats, StatsScene)
-    app.draw(app.screen)
-    return stats
-
-
 MOVES = [
     ["space"],
     ["left", "left", "space"],
@@ -73,7 +59,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     app = ai_app
     run = _play_and_end(app, ZEN, MOVES)
     assert run.pieces == len(MOVES)
-    stats = _open_stats(app)
+    stats = open_stats(app)
     assert stats.recent_rows()[0][0].split()[2] == "Zen" and stats.selected_run.id == run.id
     tap(app, "return")
     review = app.scenes.top
@@ -141,7 +127,7 @@ def test_a_run_without_a_replay_says_so(app):
     from ui.store import GameRecord
 
     app.store.save(GameRecord("sprint", "srs", True, 60.0, 100, 40, 0, 1.7, 30.0, 3.0, 2))
-    stats = _open_stats(app)
+    stats = open_stats(app)
     tap(app, "return")
     assert app.scenes.top is stats and stats.notice.startswith("no replay was kept")
 
@@ -175,7 +161,7 @@ def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
         ids.append(app.store.save(record).record.id)
     app.store.save_review(ids[0], "e", 61.5, "{}")
     app.store.save_review(ids[3], "e", 72.25, "{}")
-    stats = _open_stats(app)
+    stats = open_stats(app)
     assert [r.mode for r in stats.runs()] == ["sprint", "sprint", "zen", "sprint"]  # newest first
     tap(app, "right")  # the Zen filter
     assert stats.mode_filter == "zen" and [r.mode for r in stats.runs()] == ["zen"]
@@ -222,11 +208,11 @@ def test_the_stats_screen_starts_the_worker_only_when_there_is_a_run_to_review(a
     from ui.modes import ZEN
 
     app = ai_app
-    _open_stats(app)
+    open_stats(app)
     assert app.worker_if_started() is None  # nothing to review yet: no AI process for a look at empty stats
     app.close_worker()
     _play_and_end(app, ZEN, MOVES[:2])
     app.close_worker()
-    _open_stats(app)
+    open_stats(app)
     client = app.worker_if_started()
     assert client is not None and client._handle is not None  # running while the player picks a run

@@ -10,7 +10,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 
 import ai.service
-from tests.players import run_until
+from tests.players import open_stats, run_until
 from ui.testing import tap
 from ui.worker_client import WorkerClient, spawn_thread_worker
 
@@ -59,20 +59,6 @@ def _end_run(app):
     return results
 
 
-def _open_stats(app):
-    from ui.menus import StatsScene, TitleScene
-
-    title = TitleScene(app)
-    app.scenes.reset(title)
-    for _ in range([item.label for item in title.menu.items].index("Stats")):
-        tap(app, "down")
-    tap(app, "return")
-    stats = app.scenes.top
-    assert isinstance(stats, StatsScene)
-    app.draw(app.screen)
-    return stats
-
-
 # --- 1. AI-played, unfinished and Zen runs are no personal bests ------------------------------------------------
 
 
@@ -112,7 +98,7 @@ def test_an_autoplayed_sprint_does_not_replace_a_hand_played_best(ai_app):
     assert not results.outcome.is_new_best
     assert [text for text, _, _ in results.best_lines] == ["assisted: not a personal best", "best: 2:09.38 (0.77 PPS)"]
     assert app.store.best("sprint", hand.rules).seconds == 129.38
-    stats = _open_stats(app)
+    stats = open_stats(app)
     assert stats.recent_rows()[0][1] == "finished · assisted"
     assert stats.summary_rows()[0][-1] == "2:09.38 (0.77 PPS)"
 
@@ -142,7 +128,7 @@ def test_a_marathon_ended_early_is_no_personal_best_and_stats_say_it_was_ended(a
     assert results.heading == "Marathon — Run ended" and results.assist_line == ""
     assert not results.outcome.is_new_best
     assert results.best_lines[0][0] == "150 lines not reached: not a personal best"
-    stats = _open_stats(app)
+    stats = open_stats(app)
     assert stats.recent_rows()[0][1] == "ended"
     assert stats.summary_rows()[0][-1] == "no personal best yet"
 
@@ -159,7 +145,7 @@ def test_zen_has_no_personal_best_anywhere(app):
     assert [text for text, _, _ in results.best_lines] == ["Zen keeps no personal best"]
     assert results.assist_line == "Assisted run (undo)"
     assert results.outcome.previous_best is None and not results.outcome.is_new_best
-    stats = _open_stats(app)
+    stats = open_stats(app)
     assert stats.summary_rows()[0][0].startswith("Zen") and stats.summary_rows()[0][-1] == "—"
     assert stats.recent_rows()[0][1] == "ended · assisted"
     title = TitleScene(app)
