@@ -61,3 +61,21 @@ def test_compiled_tiling_gives_up_as_the_python_one(monkeypatch) -> None:
         answers.append([tiling.tileable(b, h, c, budget=5) for b, h, c in fields])
     assert answers[0] == answers[1]
     tiling.clear_memo()
+
+
+_ONE_OF_EACH = [tuple(int(other == piece) for other in Piece) for piece in Piece]
+
+
+def test_one_piece_fields_answer_in_both_searches(monkeypatch) -> None:
+    """Four empty cells: a placement of a piece in hand or not (the Python search once ran past the last column
+    looking for a next cell to cover)."""
+    full = (1 << 40) - 1
+    fields = [full & ~0b1111, full & ~(0b11 | 0b11 << 10), full & ~(0b111 | 0b10 << 10), full & ~(0b1 | 0b111 << 10)]
+    answers = []
+    for use in (False, True):
+        monkeypatch.setattr(tiling, "USE_KERNEL", use)
+        tiling.clear_memo()
+        answers.append([tiling.tileable(bits, 4, counts) for bits in fields for counts in _ONE_OF_EACH])
+    assert answers[0] == answers[1]
+    assert answers[0][:7] == [piece == Piece.I for piece in Piece]
+    tiling.clear_memo()

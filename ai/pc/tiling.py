@@ -179,7 +179,9 @@ def _tileable(
         if not (packed >> (4 * piece)) & 15 or mask & bits:
             continue
         left = packed - (1 << (4 * piece))
-        if need == 2:  # one piece left after this one: no memo entry and no step for it (as the kernel)
+        if need == 1:  # this piece fills the field
+            found = True
+        elif need == 2:  # one piece left after this one: no memo entry and no step for it (as the kernel)
             found = _last_piece_fits(~(bits | mask) & REGION[h], left, table, columns, x)
         elif not _next_cell_coverable(bits | mask, h, left, table, columns, x):  # no memo entry, no step either
             found = False
