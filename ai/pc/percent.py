@@ -6,18 +6,32 @@ whole sequence, as solution-finder's `percent` counts it). Sequences share prefi
 bitset; a node stops early once every leaf below it succeeded. Identical subtrees are one node (for `*p7,TIJL`
 every prefix with the same pieces left shares its node), so their states are searched once. Hold uses the same
 buffer model as `ai.pc.search` (see there).
+
+Two things keep the search close to the single-queue search's size while it shares prefixes:
+- The memo keeps, per state, the leaves won and the leaves decided (won, or proved lost by an exhaustive search
+  for them). A state met again only searches the wanted leaves not decided yet; a search for some leaves proves
+  nothing about the others, so without the decided set a partly searched state would be searched whole again.
+- Leaves whose next pieces are the same multiset form a class (`Node.classes`); at each state a class whose
+  pieces (with the buffer's) cannot tile the field is dropped from the wanted leaves. Without it the tiling test
+  could only use the most of each piece any leaf brings, which prunes far less than a single queue's pieces do.
+
+`USE_KERNEL` runs the same search compiled (`ai.pc.jit_trie`); this module's search is the reference tests
+compare it with.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import MoveGenerator
 from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece
+
+USE_KERNEL = True  # the compiled search (ai.pc.jit_trie) when numba is there; tests switch it off
 
 
 @dataclass(eq=False)
@@ -34,10 +48,30 @@ class Node:
     count: int  # leaves below
     max_counts: tuple[int, ...]  # most of each piece any sequence below still brings
     ident: int
+    depth: int  # pieces in each sequence below
+    _classes: dict = field(default_factory=dict, repr=False)
 
     @property
     def leaves(self) -> int:
         return (1 << self.count) - 1
+
+    def classes(self, k: int) -> list[tuple[tuple[int, ...], int]]:
+        """The leaves grouped by the multiset of their next k pieces: [(count per Piece, leaves), ...]."""
+        k = min(k, self.depth)
+        found = self._classes.get(k)
+        if found is None:
+            if k == 0:
+                found = [((0,) * 7, self.leaves)]
+            else:
+                merged: dict[tuple[int, ...], int] = {}
+                for piece, child in self.children.items():
+                    offset = self.offsets[piece]
+                    for counts, leaves in child.classes(k - 1):
+                        counts = counts[:piece] + (counts[piece] + 1,) + counts[piece + 1 :]
+                        merged[counts] = merged.get(counts, 0) | leaves << offset
+                found = list(merged.items())
+            self._classes[k] = found
+        return found
 
 
 class Trie:
@@ -67,7 +101,7 @@ class Trie:
                     below = list(child.max_counts)
                     below[piece] += 1
                     best = [max(a, b) for a, b in zip(best, below)]
-                node = Node(children, offsets, max(total, 1), tuple(best), len(interned))
+                node = Node(children, offsets, max(total, 1), tuple(best), len(interned), self.length - depth)
                 interned[signature] = node
             return node
 
@@ -85,6 +119,7 @@ class TrieSearch:
     nodes: int = 0
     truncated: bool = False  # the time budget ran out: every answer since is a lower bound
     memo: dict = field(default_factory=dict)
+    _kernel: Any = None  # ai.pc.jit_trie.TrieKernel, made on first use (False: numba is not there)
 
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
@@ -109,40 +144,73 @@ class TrieSearch:
         left = sum(node.max_counts) + (held is not None)
         return needed <= left and walls_ok(bits, h) and tileable(bits, h, self._counts(node, held))
 
-    def run(  # noqa: C901 - the memoised search's hot path, kept in one frame for speed (bench/pc.py)
-        self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int | None = None
-    ) -> int:
+    def run(self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int | None = None) -> int:
         """Leaves below `node` for which a PC exists from this state (held = the buffer piece, see module doc).
 
         Only the leaves in `wanted` (default: all) must be decided: the answer always has every wanted leaf
-        that succeeds, and may have others. The memo keeps (leaves known to succeed, complete?) per state;
-        complete means every leaf below was decided, which a search for a partial `wanted` does not do."""
-        if h == 0:
-            return node.leaves
+        that succeeds, and may have others."""
         if wanted is None:
             wanted = node.leaves
+        kernel = self._compiled()
+        if kernel is not None:
+            return kernel.run(bits, h, held, node, wanted)
+        return self._run(bits, h, held, node, wanted)
+
+    def _compiled(self) -> Any:
+        if not USE_KERNEL:
+            return None
+        if self._kernel is None:
+            from ai.pc.search import searcher_for
+
+            # the first-solution search's kernel for these rules: its placement tables and caches are shared
+            searcher_kernel = searcher_for(self.gen.rules, self.gen.soft_drop).kernel()
+            if searcher_kernel is None:
+                self._kernel = False
+            else:
+                from ai.pc.jit_trie import TrieKernel
+
+                self._kernel = TrieKernel(searcher_kernel, self)
+        return self._kernel or None
+
+    def _run(  # noqa: C901 - the memoised search's hot path, kept in one frame for speed (bench/pc.py)
+        self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int
+    ) -> int:
+        """The search itself; the memo keeps (leaves won, leaves decided) per state (see the module doc)."""
+        if h == 0:
+            return node.leaves
         key = (bits, h, held, node.ident)
         known = self.memo.get(key)
-        won = 0
+        won = decided = 0
         if known is not None:
-            won, complete = known
-            if complete or not wanted & ~won:
+            won, decided = known
+            if not wanted & ~decided:
                 return won
-        else:
-            if not self.viable(bits, h, node, held):
-                self.memo[key] = (0, True)
-                return 0
+            wanted &= ~decided
+        elif not self.viable(bits, h, node, held):
+            self.memo[key] = (0, node.leaves)
+            return 0
+        asked = wanted
+        # the pieces that can still be placed: the buffer's and the next `needed` of each leaf (as ai.pc.search)
+        needed = (WIDTH * h - bits.bit_count()) // 4
+        for counts, leaves in node.classes(needed):
+            if leaves & wanted:
+                if held is not None:
+                    counts = counts[:held] + (counts[held] + 1,) + counts[held + 1 :]
+                if not tileable(bits, h, counts):
+                    wanted &= ~leaves
+        if not wanted:
+            self.memo[key] = (won, decided | asked)
+            return won
         self.nodes += 1
         if self._deadline is not None and self.nodes & 15 == 0 and time.perf_counter() > self._deadline:
             self.truncated = True
         if self.truncated:
             return won
         gen = self.gen
-        complete = True
         if not node.children:
             if self.use_hold and held is not None:
                 for child in gen.children(bits, h, held):
-                    won |= self.run(child.field, child.h, None, node)
+                    won |= self._run(child.field, child.h, None, node, node.leaves)
                     if won:
                         break
         else:
@@ -151,10 +219,6 @@ class TrieSearch:
                 offset = offsets[piece]
                 got = (won >> offset) & sub.leaves
                 need = (wanted >> offset) & sub.leaves & ~got
-                # Leaves of this child neither known won nor wanted stay undecided by what follows (the calls
-                # below decide only `need`), so the state's answer is then incomplete.
-                if sub.leaves & ~got & ~need:
-                    complete = False
                 if not need:
                     continue
                 choices: list[tuple[Piece, Piece | None]]
@@ -165,10 +229,8 @@ class TrieSearch:
                     choices = [(piece, None)]
                 finished = False
                 for placed, keep in choices:
-                    if placed is None:
-                        continue
                     for child in gen.children(bits, h, placed):
-                        got |= self.run(child.field, child.h, keep, sub, need & ~got)
+                        got |= self._run(child.field, child.h, keep, sub, need & ~got)
                         if not need & ~got:
                             finished = True
                             break
@@ -176,7 +238,7 @@ class TrieSearch:
                         break
                 won |= got << offset
         if not self.truncated:
-            self.memo[key] = (won, complete)
+            self.memo[key] = (won, decided | asked | won)
         return won
 
     def from_start(self, bits: Bitboard, h: int, hold: Piece | None, root: Node) -> int:

@@ -1,0 +1,129 @@
+"""The compiled trie search (ai.pc.jit_trie) wins exactly the leaves the Python trie search wins, on mid-PC fields,
+set-ups and random 2- to 6-line fields, for tries of random queues (shared prefixes, repeated pieces); with hold
+used or avoided, a piece held or not, only some leaves wanted; soft or hard drop; SRS, SRS+ with 180 and no kicks.
+Both equal `solve` queue by queue. A run out of time says so and claims no leaf."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+
+import pytest
+
+from ai.pc.api import solve
+from ai.pc.percent import Trie, TrieSearch
+from ai.pc.search import searcher_for
+from game.pieces import Piece
+from game.rules import Rules
+
+pytest.importorskip("numba")
+
+from tests.test_pc_exactness import MID_PC, SETUPS, random_field  # after the numba skip
+
+# `import ai.pc.percent` would give the function ai.pc.percent (the package exports it under the same name)
+percent_module = importlib.import_module("ai.pc.percent")
+RULES = [Rules.named("srs"), Rules.named("srs+", allow_180=True), Rules.named("none")]
+
+
+def _case(rng: random.Random) -> tuple[int, int, Trie, Piece | None, bool]:
+    """(field, lines, trie, hold, use_hold): queues of the pieces the field needs (plus one with hold), drawn
+    around the pieces that fit it so that some leaves win and some lose."""
+    kind = rng.randrange(3)
+    if kind == 0 and SETUPS:
+        bits, lines = rng.choice(SETUPS)
+        pieces: tuple[Piece, ...] = ()
+    elif kind == 1 and MID_PC:
+        bits, lines, pieces = rng.choice(MID_PC)
+    else:
+        bits, lines, pieces = random_field(rng)
+    need = (10 * lines - bits.bit_count()) // 4
+    use_hold = rng.random() < 0.7
+    hold = rng.choice(list(Piece)) if use_hold and rng.random() < 0.3 else None
+    length = need + 1 - (hold is not None) if use_hold else need
+    queues = set()
+    for _ in range(rng.choice([3, 12, 40])):
+        queue = list(pieces[:length])
+        rng.shuffle(queue)
+        queue += [rng.choice(list(Piece)) for _ in range(length - len(queue))]
+        for i in range(length):  # a few pieces swapped for random ones
+            if rng.random() < 0.25:
+                queue[i] = rng.choice(list(Piece))
+        queues.add(tuple(queue))
+    return bits, lines, Trie(list(queues)), hold, use_hold
+
+
+def _won(compiled: bool, bits: int, lines: int, trie: Trie, hold, use_hold: bool, rules: Rules, soft: bool) -> int:
+    percent_module.USE_KERNEL = compiled
+    try:
+        search = TrieSearch(searcher_for(rules, soft).gen, use_hold)
+        return search.from_start(bits, lines, hold, trie.root)
+    finally:
+        percent_module.USE_KERNEL = True
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["srs", "srs+180", "none"])
+@pytest.mark.parametrize("soft", [True, False], ids=["soft", "hard"])
+def test_the_compiled_trie_search_wins_the_leaves_the_python_one_wins(rules: Rules, soft: bool) -> None:
+    rng = random.Random(f"{rules.cache_key()}-{soft}")
+    wins = losses = 0
+    for _ in range(25):
+        bits, lines, trie, hold, use_hold = _case(rng)
+        expected = _won(False, bits, lines, trie, hold, use_hold, rules, soft)
+        assert _won(True, bits, lines, trie, hold, use_hold, rules, soft) == expected
+        wins += expected.bit_count()
+        losses += len(trie.sequences) - expected.bit_count()
+    assert wins and losses  # the cases are a mix
+
+
+def test_both_trie_searches_equal_solve_queue_by_queue() -> None:
+    rules = Rules.named("srs")
+    rng = random.Random(7)
+    for _ in range(12):
+        bits, lines, trie, hold, use_hold = _case(rng)
+        by_solve = sum(
+            1 << i
+            for i, queue in enumerate(trie.sequences)
+            if solve(bits, list(queue), hold=hold, use_hold=use_hold, rules=rules, lines=lines, verify=False).solvable
+        )
+        for compiled in (False, True):
+            assert _won(compiled, bits, lines, trie, hold, use_hold, rules, True) == by_solve
+
+
+def test_only_the_wanted_leaves_are_decided_and_a_later_call_decides_the_rest() -> None:
+    """A search for some leaves answers those exactly; asking the same state for the others later (its memo entry
+    then holds a partial answer) gives the whole answer."""
+    rules = Rules.named("srs")
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(30):
+        bits, lines, trie, hold, use_hold = _case(rng)
+        if len(trie.sequences) < 4 or (use_hold and hold is None):
+            continue
+        everything = _won(False, bits, lines, trie, hold, use_hold, rules, True)
+        wanted = sum(1 << i for i in range(len(trie.sequences)) if rng.random() < 0.5)
+        for compiled in (False, True):
+            percent_module.USE_KERNEL = compiled
+            try:
+                search = TrieSearch(searcher_for(rules, True).gen, use_hold)
+                held = hold if use_hold else None
+                first = search.run(bits, lines, held, trie.root, wanted)
+                assert first & wanted == everything & wanted
+                rest = search.run(bits, lines, held, trie.root, trie.root.leaves & ~wanted)
+                assert (first | rest) & trie.root.leaves == everything
+            finally:
+                percent_module.USE_KERNEL = True
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_search_out_of_time_says_so_and_claims_no_leaf(monkeypatch) -> None:
+    import ai.pc.jit_trie as jit_trie
+
+    monkeypatch.setattr(jit_trie, "SLICE_NODES", 1)  # the clock is read after every state
+    rules = Rules.named("srs")
+    trie = Trie([tuple(Piece(p) for p in queue) for queue in ((0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3),)])
+    search = TrieSearch(searcher_for(rules, True).gen, True)
+    search.set_deadline(time.perf_counter() - 1)
+    assert search.from_start(0, 4, None, trie.root) == 0
+    assert search.truncated
