@@ -13,7 +13,7 @@ placement with the highest upper bound is refined until it is decided, so once t
 needs scoring (a placement winning every future ends the search at once). Refining mostly means one
 single-queue search for an undecided leaf: the PC it finds is kept as an arrangement (`ai.pc.cover`), which
 wins every leaf that can build it, usually dozens at once. After a few single searches prove leaves lost, the
-rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSearch`).
+rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSearch`, compiled).
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ from game.pieces import Piece
 from game.rules import Rules, per_rules
 
 MAX_FUTURES = 20_000
-# single-queue searches that find no PC before the remaining futures of a placement go to the trie search
-MAX_SINGLE_LOSSES = 16
+# single-queue searches that find no PC before the remaining futures of a placement go to the trie search; a
+# failed single search costs about as much as the compiled trie search for all of them (bench/pc.py --groups
+# chance: the worst loop position took 698 ms with 16, 463 ms with 2, 531 ms with 1)
+MAX_SINGLE_LOSSES = 2
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
 _PC_NUMBER = {7: 1, 4: 2, 1: 3, 5: 4, 2: 5, 6: 6, 3: 7}
 
