@@ -205,8 +205,9 @@ def percent(
 
 
 def warm_up() -> None:
-    """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements; numba compiles them on the first run
-    after an install and caches them) by solving a small problem, so the first real search does not pay it."""
+    """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements, ai.pc.jit_search, ai.pc.jit_trie; numba
+    compiles them on the first run after an install and caches them) by solving small problems, so the first real
+    search does not pay it."""
     from ai.pc.tiling import tileable
 
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
@@ -217,3 +218,5 @@ def warm_up() -> None:
         verify=False,
     )
     tileable(0, 4, (2,) * 7)  # the entry point the percent and chance searches use
+    trie = Trie([(Piece.I, Piece.I, Piece.I)])  # the compiled trie search (ai.pc.jit_trie) of percent and chance
+    TrieSearch(searcher_for(Rules.named("srs")).gen, True).from_start(0, 2, Piece.I, trie.root)
