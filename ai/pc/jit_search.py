@@ -19,10 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import ai.pc.tiling
 from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
 from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
-from ai.pc.jit_tiling import _search_counts
+from ai.pc.jit_tiling import _search_counts, _search_hard_drop_counts
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
 MAX_CHILDREN = 1024  # placements of one piece in one field (the placement kernel's buffer size)
@@ -166,10 +167,11 @@ FRAME_WIDTH = 12
 
 
 @njit(cache=True, nogil=True)
-def _enter(d, bits, h, idx, held, problem, frames, dead, tiles):
-    """Open frame d for state (bits, h, idx, held) unless it is known dead or fails the tiling test (then it is
-    recorded dead), and count its options (as ai.pc.search.Searcher.solve's `options`)."""
-    queue, n, use_hold, _, suffix8, ident = problem
+def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
+    """Open frame d for state (bits, h, idx, held) unless it is known dead or fails the tiling test (with hard
+    drops only, the one in an order of row clears too; then it is recorded dead), and count its options (as
+    ai.pc.search.Searcher.solve's `options`)."""
+    queue, n, use_hold, soft, suffix8, ident = problem
     dead_table, dead_fill = dead
     needed = (10 * h - popcount(bits)) // 4
     code = _queue_code(queue, n, idx, held, needed, use_hold, ident)
@@ -195,6 +197,25 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles):
         tile_fill,
         tile_stack,
     )
+    if answer != 0 and not soft:
+        o_rows, o_skipped, o_shadows, hard_memo, hard_stamp, hard_stack = orders
+        answer = _search_hard_drop_counts(
+            bits,
+            h,
+            counts,
+            TILING_BUDGET,
+            t_starts[h],
+            t_pieces[h],
+            t_masks[h],
+            t_columns[h],
+            t_region[h],
+            o_rows[h],
+            o_skipped[h],
+            o_shadows[h],
+            hard_memo,
+            hard_stamp,
+            hard_stack,
+        )
     if answer == 0:
         reset_if_half_full(dead_table, dead_fill)
         put(dead_table, dead_fill, a, code, 0, 0)
@@ -251,7 +272,7 @@ def _load(d, problem, frames, kids, moves):
 
 
 @njit(cache=True, nogil=True)
-def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, walls):
+def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, orders, walls):
     """Run until a PC is found (FOUND: frames 0..ctl[SP] hold the path, each at its position), the search space
     is exhausted (EXHAUSTED), or max_nodes more states were expanded (PAUSED: call again with the same arrays to
     go on). start = (bits, h, idx, held) of the buffer model; held -1: none."""
@@ -263,7 +284,7 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
     if ctl[STARTED] == 0:
         ctl[STARTED] = 1
         bits0, h0, idx0, held0 = start
-        if not _enter(0, bits0, h0, idx0, held0, problem, frames, dead, tiles):
+        if not _enter(0, bits0, h0, idx0, held0, problem, frames, dead, tiles, orders):
             ctl[SP] = -1
             return EXHAUSTED
         sp = 0
@@ -298,7 +319,7 @@ def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, wal
         if (
             needed <= left
             and _walls_ok(child_bits, child_h, columns, left_of)
-            and _enter(sp + 1, child_bits, child_h, nidx, nheld, problem, frames, dead, tiles)
+            and _enter(sp + 1, child_bits, child_h, nidx, nheld, problem, frames, dead, tiles, orders)
         ):
             sp += 1
             ctl[NODES] += 1
@@ -364,6 +385,7 @@ class Kernel:
         self.ident = self.shared.new_id()
         self.p_tables = _placement_tables(gen)
         self.tiles_tables, self.walls = _field_tables(tiling)
+        self.order_tables = _order_tables(tiling)
         self._tiling = tiling
 
     def run(self, bits: int, h: int, queue: list[int], idx: int, held: int, use_hold: bool, soft: bool, clock):
@@ -386,6 +408,7 @@ class Kernel:
         )
         tiling = self._tiling
         tiles = (*self.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
+        orders = (*self.order_tables, tiling.hard_memo_for(TILING_BUDGET), tiling.hard_stamp, tiling.hard_stack)
         dead = (shared.dead, shared.dead_fill)
         ctl = np.zeros(3, np.int64)
         slice_nodes = SLICE_NODES if clock is not None else 1 << 62
@@ -400,6 +423,7 @@ class Kernel:
                 moves,
                 dead,
                 tiles,
+                orders,
                 self.walls,
             )
             if status != PAUSED:
@@ -417,11 +441,12 @@ class Kernel:
 jit_table.forget_stale_cache(
     "jit_search",
     [_children, _enter, _load, search],
-    [__file__, jit_table.__file__, jit_tiling.__file__, jit_placements.__file__],
+    [__file__, jit_table.__file__, jit_tiling.__file__, ai.pc.tiling.__file__, jit_placements.__file__],
 )
 
 _PLACEMENT_TABLES: dict[tuple, tuple] = {}
 _FIELD_TABLES: list[tuple] = []
+_ORDER_TABLES: list[tuple] = []
 
 
 def _placement_tables(gen) -> tuple:
@@ -458,6 +483,18 @@ def _field_tables(tiling) -> tuple[tuple, tuple]:
         )
         _FIELD_TABLES.append((tiles, walls))
     return _FIELD_TABLES[0]
+
+
+def _order_tables(tiling) -> tuple:
+    """The hard-drop tiling test's tables (rows, skipped rows, shadow per placement) for h = 1..6 as 2-D arrays
+    indexed by h, aligned with the tiling test's tables."""
+    if not _ORDER_TABLES:
+        from ai.pc.field import MAX_LINES
+
+        per_h = [tiling.order_tables(h) for h in range(1, MAX_LINES + 1)]
+        pad = np.zeros(1, np.int64)
+        _ORDER_TABLES.append(tuple(_stack([pad, *(table[k] for table in per_h)]) for k in range(3)))
+    return _ORDER_TABLES[0]
 
 
 def _stack(rows: list) -> np.ndarray:

@@ -5,7 +5,8 @@ Fields of up to 6 rows fit in 60 bits, so a state is two int64s: field | h << 60
 the memo is an open-addressing hash table in a numpy array, ai.pc.jit_table (a numba typed dict cost more to
 pass in than the search itself). Given the same memo contents it answers exactly as ai.pc.tiling's Python
 search (tests compare them on search-like fields), about 10x faster; ai.pc.tiling uses it when numba can be
-imported.
+imported. `_search_hard_drop` is the same for ai.pc.tiling's hard-drop test (the exact cover in an order of row
+clears), with a memo of its own that each question starts empty.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ai.pc import jit_table
+from ai.pc import jit_table, tiling
 from ai.pc.field import COLUMN, MAX_LINES
 from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
+from ai.pc.tiling import ROW_BITS, ROW_SET, _order_table
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
 VBITS = 1  # a memo value is 0 (not coverable) or 1 (coverable)
 STACK = 17  # frames of the search: at most 15 pieces below the start
+HARD_SLOTS = 1 << 13  # the hard-drop test's memo: twice the states a question of 4,096 steps can store
 
 
 @njit(cache=True, nogil=True)
@@ -125,12 +128,13 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
 
 
 @njit(cache=True, nogil=True)
-def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
-    """tiling.tileable's work from 8-bit piece counts (piece p in bits 8p..8p+7): parity, the counts capped
-    at the pieces needed (and 15) as the search packs them, then the search."""
+def _packed_counts(bits, h, counts8):
+    """(pieces needed, counts packed 4 bits per piece) for 8-bit piece counts (piece p in bits 8p..8p+7), each
+    capped at the pieces needed (and 15) as tiling.tileable packs them; needed -1 when the empty cells are not a
+    whole number of pieces."""
     empty = 10 * h - popcount(bits)
     if empty % 4:
-        return 0
+        return -1, 0
     need = empty // 4
     packed = 0
     for piece in range(7):
@@ -140,7 +144,178 @@ def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, reg
         if count > 15:
             count = 15
         packed |= count << (4 * piece)
+    return need, packed
+
+
+@njit(cache=True, nogil=True)
+def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
+    """tiling.tileable's work from 8-bit piece counts: parity, the packed counts, then the search."""
+    need, packed = _packed_counts(bits, h, counts8)
+    if need < 0:
+        return 0
     return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, memo, fill, stack)
+
+
+@njit(cache=True, nogil=True)
+def _rows_of(mask, h):
+    """tiling._rows_of: the rows (bit y for row y) in which mask has cells."""
+    rows = 0
+    for y in range(h):
+        if (mask >> (10 * y)) & 1023:
+            rows |= 1 << y
+    return rows
+
+
+@njit(cache=True, nogil=True)
+def _with_order(start, h, order, rows, skipped, shadow):
+    """tiling._with_order: the row precedences with a placement added (its skipped rows and the rows of start's
+    blocks above it, before its own rows; see tiling._after_rows), -1 on a cycle."""
+    before = skipped | _rows_of(shadow & start, h)
+    if before == 0:
+        return order
+    earlier = before
+    for t in range(h):
+        if (before >> t) & 1:
+            earlier |= (order >> (ROW_BITS * t)) & ROW_SET
+    if earlier & rows:
+        return -1
+    out = order
+    for t in range(h):
+        if (rows >> t) & 1 or (order >> (ROW_BITS * t)) & rows:
+            out |= earlier << (ROW_BITS * t)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _hard_slot(memo, now, bits, packed, order):
+    """Slot of (bits, packed, order) in the hard-drop memo, or of the free slot where it would go. A slot whose
+    stamp is not `now` (the question's) is free: a new question starts with an empty memo at no cost."""
+    mask = memo.shape[0] - 1
+    i = ((bits * -7046029254386353131) ^ (packed * -4658895280553007687) ^ (order * 0x2545F4914F6CDD1D)) >> 20
+    i &= mask
+    while True:
+        if memo[i, 3] >> 1 != now or (memo[i, 0] == bits and memo[i, 1] == packed and memo[i, 2] == order):
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _search_hard_drop(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
+    start, h, packed0, need0, budget, starts, pieces, masks, columns, region, rows, skipped, shadows, memo, stamp, stack
+):
+    """1: coverable in some order of row clears, 0: not, 2: budget spent (unknown). Mirrors
+    ai.pc.tiling._hard_drop_tileable step for step; the memo (rows: bits, packed, order, stamp * 2 + answer)
+    holds this question's states only."""
+    if need0 == 0:
+        return 1
+    stamp[0] += 1
+    now = stamp[0]
+    steps = budget - 1
+    if steps < 0:
+        return 2
+    st_bits = stack[0]
+    st_packed = stack[1]
+    st_x = stack[2]
+    st_opt = stack[3]
+    st_end = stack[4]
+    st_order = stack[5]
+    sp = 0
+    x, cell = _first_empty(~start & region, columns, 0)
+    st_bits[0] = start
+    st_packed[0] = packed0
+    st_x[0] = x
+    st_opt[0] = starts[cell]
+    st_end[0] = starts[cell + 1]
+    st_order[0] = 0
+    while sp >= 0:
+        i = st_opt[sp]
+        if i >= st_end[sp]:  # every option failed: this state is dead
+            slot = _hard_slot(memo, now, st_bits[sp], st_packed[sp], st_order[sp])
+            memo[slot, 0] = st_bits[sp]
+            memo[slot, 1] = st_packed[sp]
+            memo[slot, 2] = st_order[sp]
+            memo[slot, 3] = now << 1
+            sp -= 1  # the frame below has moved past the option that led here already
+            continue
+        st_opt[sp] = i + 1  # whatever this option gives, the next one comes after it
+        piece = pieces[i]
+        mask = masks[i]
+        bits = st_bits[sp]
+        packed = st_packed[sp]
+        if not (packed >> (4 * piece)) & 15 or mask & bits:
+            continue
+        order = _with_order(start, h, st_order[sp], rows[i], skipped[i], shadows[i])
+        if order < 0:
+            continue
+        nbits = bits | mask
+        npacked = packed - (1 << (4 * piece))
+        left = need0 - sp - 1
+        if left == 0:
+            return 1
+        empty = ~nbits & region
+        x, cell = _first_empty(empty, columns, st_x[sp])
+        if left == 1:  # the rest is one placement of a piece left, in order, or not (no memo entry, no step)
+            for k in range(starts[cell], starts[cell + 1]):
+                if (
+                    masks[k] == empty
+                    and (npacked >> (4 * pieces[k])) & 15
+                    and _with_order(start, h, order, rows[k], skipped[k], shadows[k]) >= 0
+                ):
+                    return 1
+            continue
+        coverable = False  # some piece left takes the next cell in order (no memo entry, no step)
+        for k in range(starts[cell], starts[cell + 1]):
+            if (
+                (npacked >> (4 * pieces[k])) & 15
+                and not masks[k] & nbits
+                and _with_order(start, h, order, rows[k], skipped[k], shadows[k]) >= 0
+            ):
+                coverable = True
+                break
+        if not coverable:
+            continue
+        slot = _hard_slot(memo, now, nbits, npacked, order)
+        if memo[slot, 3] >> 1 == now:  # known dead (a live state ends the question)
+            continue
+        steps -= 1
+        if steps < 0:
+            return 2
+        sp += 1
+        st_bits[sp] = nbits
+        st_packed[sp] = npacked
+        st_x[sp] = x
+        st_opt[sp] = starts[cell]
+        st_end[sp] = starts[cell + 1]
+        st_order[sp] = order
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _search_hard_drop_counts(
+    bits, h, counts8, budget, starts, pieces, masks, columns, region, rows, skipped, shadows, memo, stamp, stack
+):
+    """tiling.hard_drop_tileable_counts8's work: parity, the packed counts, then the search."""
+    need, packed = _packed_counts(bits, h, counts8)
+    if need < 0:
+        return 0
+    return _search_hard_drop(
+        bits,
+        h,
+        packed,
+        need,
+        budget,
+        starts,
+        pieces,
+        masks,
+        columns,
+        region,
+        rows,
+        skipped,
+        shadows,
+        memo,
+        stamp,
+        stack,
+    )
 
 
 class Kernel:
@@ -153,6 +328,10 @@ class Kernel:
         self.memo = jit_table.make(MEMO_SLOTS)
         self.fill = np.zeros(1, np.int64)
         self.stack = np.zeros((5, STACK), np.int64)
+        self._order_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.hard_memo = np.zeros((HARD_SLOTS, 4), np.int64)  # stamp 0: every slot free
+        self.hard_stamp = np.zeros(1, np.int64)
+        self.hard_stack = np.zeros((6, STACK), np.int64)
 
     def clear(self) -> None:
         reset(self.memo, self.fill)
@@ -176,6 +355,31 @@ class Kernel:
             )
         return found
 
+    def order_tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per placement of tables(h), in the same order: its rows, the rows it skips, its shadow (the hard-drop
+        test's tables, from tiling._order_table)."""
+        found = self._order_tables.get(h)
+        if found is None:
+            entries = [entry for options in _order_table(h) for entry in options]
+            rows, skipped, shadows = (np.array([entry[k] for entry in entries], np.int64) for k in (2, 3, 4))
+            found = self._order_tables[h] = (rows, skipped, shadows)
+        return found
+
+    def hard_memo_for(self, budget: int) -> np.ndarray:
+        """The hard-drop test's memo, grown if a question of `budget` steps could fill more than half of it (each
+        step stores one state at most)."""
+        if 2 * budget > self.hard_memo.shape[0]:
+            self.hard_memo = np.zeros((1 << (2 * budget - 1).bit_length(), 4), np.int64)
+            self.hard_stamp[0] = 0
+        return self.hard_memo
+
+    def run_hard_drop(self, bits: int, h: int, counts8: int, budget: int) -> int:
+        tables = self._tables.get(h) or self.tables(h)
+        memo = self.hard_memo_for(budget)
+        return _search_hard_drop_counts(
+            bits, h, counts8, budget, *tables, *self.order_tables(h), memo, self.hard_stamp, self.hard_stack
+        )
+
     def run_counts(self, bits: int, h: int, counts8: int, budget: int) -> int:
         tables = self._tables.get(h) or self.tables(h)
         return _search_counts(bits, h, counts8, budget, *tables, self.memo, self.fill, self.stack)
@@ -188,4 +392,8 @@ class Kernel:
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 
 
-jit_table.forget_stale_cache("jit_tiling", [_first_empty, _search, _search_counts], [__file__, jit_table.__file__])
+jit_table.forget_stale_cache(
+    "jit_tiling",
+    [_first_empty, _search, _search_counts, _search_hard_drop, _search_hard_drop_counts],
+    [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS and ROW_SET
+)

@@ -9,7 +9,9 @@ into per-placement "went through hold" flags.
 Pruning, all sound: pieces must lie below the clear line (`movegen` only returns such placements); the pieces
 left must cover the empty cells; a column filled to the clear line splits the field into parts that must each
 take whole pieces (`field.walls_ok`); the empty cells must be coverable by the remaining pieces ignoring order
-(`tiling.tileable`); states known dead for the same remaining queue and hold are skipped (memo per rules).
+(`tiling.tileable`), and with hard drops only in an order of row clears a build of straight drops allows
+(`tiling.hard_drop_tileable_counts8`); states known dead for the same remaining queue and hold are skipped (memo
+per rules).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import Child, MoveGenerator, for_rules, unpack
-from ai.pc.tiling import tileable_counts8
+from ai.pc.tiling import hard_drop_tileable_counts8, tileable_counts8
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece, Rotation
 from game.placement import Placement
@@ -217,6 +219,7 @@ class Searcher:
         letters = "".join(p.name for p in queue)
         use_hold = problem.use_hold
         gen = self.gen
+        hard_drop = not gen.soft_drop
         if len(self.dead) > 1_000_000:
             self.dead.clear()
         dead = self.dead
@@ -247,7 +250,7 @@ class Searcher:
             counts = suffix8[idx] - suffix8[min(n, idx + needed)]
             if held is not None:
                 counts += 1 << (8 * held)
-            if not tileable_counts8(bits, h, counts):
+            if not tileable_counts8(bits, h, counts) or (hard_drop and not hard_drop_tileable_counts8(bits, h, counts)):
                 dead.add(key)
                 return False
             stats.nodes += 1

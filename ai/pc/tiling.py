@@ -214,3 +214,160 @@ def _last_piece_fits(rest: Bitboard, packed: int, table: list[list[tuple[int, Bi
     """Are the 4 empty cells `rest` one (possibly stretched) placement of a piece still in `packed`?"""
     _, cell = _first_empty_cell(rest, columns, x)
     return any(mask == rest and (packed >> (4 * piece)) & 15 for piece, mask in table[cell])
+
+
+# The tiling test for a build of hard drops only. The rows of today's field clear one by one (rows clearing at once
+# count as any order of them), and every piece of the build lands while its own rows are still there but after
+# some other rows have cleared: the rows its stretched shape skips, and, as a hard drop comes straight down, the
+# rows of today's blocks above its cells in its columns. (The build's own pieces above it are left out: when they
+# land is not known.) So "those rows clear before the piece's rows" must hold for all the pieces at once, without a
+# cycle. The search below is `_tileable`'s exact cover carrying that order (a piece that would close a cycle is not
+# used); every constraint holds in every hard-drop build, so a "no" still proves the state dead.
+_ORDER_TABLES: dict[int, list[list[tuple[int, Bitboard, int, int, Bitboard]]]] = {}
+ROW_BITS = MAX_LINES  # precedences: the rows before row t in bits ROW_BITS*t.. of one int
+ROW_SET = (1 << ROW_BITS) - 1
+
+
+def _rows_of(mask: Bitboard, h: int) -> int:
+    """The rows (bit y for row y) in which `mask` has cells."""
+    rows = 0
+    for y in range(h):
+        if (mask >> (WIDTH * y)) & 1023:
+            rows |= 1 << y
+    return rows
+
+
+def _order_table(h: int) -> list[list[tuple[int, Bitboard, int, int, Bitboard]]]:
+    """`_table(h)` with, per placement, its rows, the rows its shape skips, and the cells above it in its
+    columns (its shadow): by_first_cell[c] = [(piece, mask, rows, skipped rows, shadow), ...] in the same order."""
+    table = _ORDER_TABLES.get(h)
+    if table is None:
+        table = []
+        for options in _table(h):
+            entries = []
+            for piece, mask in options:
+                rows = _rows_of(mask, h)
+                span = (1 << rows.bit_length()) - (rows & -rows)
+                shadow = 0
+                above = mask
+                while above:
+                    above = (above << WIDTH) & REGION[h]
+                    shadow |= above
+                entries.append((piece, mask, rows, span & ~rows, shadow & ~mask))
+            table.append(entries)
+        _ORDER_TABLES[h] = table
+    return table
+
+
+def _after_rows(order: int, h: int, before: int, rows: int) -> int:
+    """The precedences `order` (closed: the rows before row t, transitively, in bits ROW_BITS*t..) with every row
+    of `before` put before every row of `rows`, closed again; -1 if that makes a cycle."""
+    earlier = before
+    for t in range(h):
+        if (before >> t) & 1:
+            earlier |= (order >> (ROW_BITS * t)) & ROW_SET
+    if earlier & rows:
+        return -1
+    out = order
+    for t in range(h):
+        if (rows >> t) & 1 or (order >> (ROW_BITS * t)) & rows:
+            out |= earlier << (ROW_BITS * t)
+    return out
+
+
+def hard_drop_tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int = 3000) -> bool:
+    """tileable_counts8 for a build of hard drops only: the pieces must also admit an order of row clears (see
+    `_after_rows` and the comment above it). After `budget` steps it says True (unknown). Each question starts
+    with an empty memo, so the compiled and the Python search answer alike whatever came before."""
+    if h > MAX_LINES:
+        return True
+    kernel = _kernel()
+    if kernel is not None:
+        return kernel.run_hard_drop(bits, h, counts8, budget) != 0  # 2: budget spent, unknown
+    empty = WIDTH * h - bits.bit_count()
+    if empty % 4:
+        return False
+    need = empty // 4
+    packed = 0
+    for piece in range(7):
+        packed |= min((counts8 >> (8 * piece)) & 255, need, 15) << (4 * piece)
+    steps = [budget]
+    try:
+        return _hard_drop_tileable(bits, h, bits, packed, need, 0, steps, _order_table(h), COLUMN[h], 0, {})
+    except _Budget:
+        return True
+
+
+def _with_order(start: Bitboard, h: int, order: int, entry: tuple[int, Bitboard, int, int, Bitboard]) -> int:
+    """`order` with the placement `entry` added (-1: a cycle): its skipped rows, and the rows of blocks of the
+    start field above it, before its own rows."""
+    _, _, rows, skipped, shadow = entry
+    before = skipped | _rows_of(shadow & start, h)
+    return _after_rows(order, h, before, rows) if before else order
+
+
+def _hard_drop_tileable(
+    bits: Bitboard,
+    h: int,
+    start: Bitboard,
+    packed: int,
+    need: int,
+    order: int,
+    steps: list[int],
+    table: list[list[tuple[int, Bitboard, int, int, Bitboard]]],
+    columns: tuple[Bitboard, ...],
+    x: int,
+    memo: dict[tuple[Bitboard, int, int], bool],
+) -> bool:
+    """`_tileable` carrying the row precedences `order` (ai.pc.jit_tiling._search_hard_drop is its compiled
+    twin, step for step). `start` is the field of the question, whose blocks are the ones pieces drop past."""
+    if need == 0:
+        return True
+    key = (bits, packed, order)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    steps[0] -= 1
+    if steps[0] < 0:
+        raise _Budget
+    region = REGION[h]
+    x, cell = _first_empty_cell(~bits & region, columns, x)
+    result = False
+    for entry in table[cell]:
+        piece, mask = entry[0], entry[1]
+        if not (packed >> (4 * piece)) & 15 or mask & bits:
+            continue
+        placed_order = _with_order(start, h, order, entry)
+        if placed_order < 0:
+            continue
+        placed = bits | mask
+        left = packed - (1 << (4 * piece))
+        if need == 1:  # this piece fills the field
+            found = True
+        elif need == 2:  # one piece left: the rest is one of its placements or not (no memo entry, no step)
+            rest = ~placed & region
+            _, next_cell = _first_empty_cell(rest, columns, x)
+            found = any(
+                other[1] == rest and (left >> (4 * other[0])) & 15 and _with_order(start, h, placed_order, other) >= 0
+                for other in table[next_cell]
+            )
+        elif not _next_cell_coverable_in_order(placed, h, start, left, placed_order, table, columns, x):
+            found = False  # no memo entry, no step (as the compiled search)
+        else:
+            found = _hard_drop_tileable(placed, h, start, left, need - 1, placed_order, steps, table, columns, x, memo)
+        if found:
+            result = True
+            break
+    memo[key] = result
+    return result
+
+
+def _next_cell_coverable_in_order(
+    bits: Bitboard, h: int, start: Bitboard, packed: int, order: int, table, columns, x: int
+) -> bool:
+    """Can some piece still in `packed` cover the first empty cell (column-major) of `bits` without a cycle?"""
+    _, cell = _first_empty_cell(~bits & REGION[h], columns, x)
+    return any(
+        (packed >> (4 * entry[0])) & 15 and not entry[1] & bits and _with_order(start, h, order, entry) >= 0
+        for entry in table[cell]
+    )
