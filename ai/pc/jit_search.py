@@ -183,22 +183,23 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
     if held >= 0:
         counts += 1 << (8 * held)
     t_starts, t_pieces, t_masks, t_columns, t_region, tile_memo, tile_fill, tile_stack = tiles
-    answer = _search_counts(
-        bits,
-        h,
-        counts,
-        TILING_BUDGET,
-        t_starts[h],
-        t_pieces[h],
-        t_masks[h],
-        t_columns[h],
-        t_region[h],
-        tile_memo,
-        tile_fill,
-        tile_stack,
-    )
-    if answer != 0 and not soft:
-        o_rows, o_skipped, o_shadows, hard_memo, hard_stamp, hard_stack = orders
+    if soft:
+        answer = _search_counts(
+            bits,
+            h,
+            counts,
+            TILING_BUDGET,
+            t_starts[h],
+            t_pieces[h],
+            t_masks[h],
+            t_columns[h],
+            t_region[h],
+            tile_memo,
+            tile_fill,
+            tile_stack,
+        )
+    else:  # the hard-drop test implies the order-free one
+        o_rows, o_skipped, o_shadows, o_cover_starts, o_cover_index, hard_memo, hard_stamp, hard_stack = orders
         answer = _search_hard_drop_counts(
             bits,
             h,
@@ -212,6 +213,8 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
             o_rows[h],
             o_skipped[h],
             o_shadows[h],
+            o_cover_starts[h],
+            o_cover_index[h],
             hard_memo,
             hard_stamp,
             hard_stack,
@@ -486,14 +489,14 @@ def _field_tables(tiling) -> tuple[tuple, tuple]:
 
 
 def _order_tables(tiling) -> tuple:
-    """The hard-drop tiling test's tables (rows, skipped rows, shadow per placement) for h = 1..6 as 2-D arrays
-    indexed by h, aligned with the tiling test's tables."""
+    """The hard-drop tiling test's tables (ai.pc.jit_tiling.Kernel.order_tables) for h = 1..6 as 2-D arrays
+    indexed by h."""
     if not _ORDER_TABLES:
         from ai.pc.field import MAX_LINES
 
         per_h = [tiling.order_tables(h) for h in range(1, MAX_LINES + 1)]
         pad = np.zeros(1, np.int64)
-        _ORDER_TABLES.append(tuple(_stack([pad, *(table[k] for table in per_h)]) for k in range(3)))
+        _ORDER_TABLES.append(tuple(_stack([pad, *(table[k] for table in per_h)]) for k in range(len(per_h[0]))))
     return _ORDER_TABLES[0]
 
 

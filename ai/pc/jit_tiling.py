@@ -18,7 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ai.pc import jit_table, tiling
 from ai.pc.field import COLUMN, MAX_LINES
 from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
-from ai.pc.tiling import ROW_BITS, ROW_SET, _order_table
+from ai.pc.tiling import ROW_BITS, ROW_SET, _covering, _order_table
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
 VBITS = 1  # a memo value is 0 (not coverable) or 1 (coverable)
@@ -187,6 +187,29 @@ def _with_order(start, h, order, rows, skipped, shadow):
 
 
 @njit(cache=True, nogil=True)
+def _every_cell_coverable(start, h, packed, region, pieces, masks, rows, shadows, cover_starts, cover_index):
+    """tiling._every_cell_coverable: every empty cell lies in a usable placement of a piece in hand (the
+    placements covering cell c are cover_index[cover_starts[c]:cover_starts[c + 1]])."""
+    empty = ~start & region
+    while empty:
+        cell = trailing_zeros(empty)
+        found = False
+        for j in range(cover_starts[cell], cover_starts[cell + 1]):
+            i = cover_index[j]
+            if (
+                (packed >> (4 * pieces[i])) & 15
+                and not masks[i] & start
+                and not _rows_of(shadows[i] & start, h) & rows[i]
+            ):
+                empty &= ~masks[i]
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _hard_slot(memo, now, bits, packed, order):
     """Slot of (bits, packed, order) in the hard-drop memo, or of the free slot where it would go. A slot whose
     stamp is not `now` (the question's) is free: a new question starts with an empty memo at no cost."""
@@ -201,13 +224,32 @@ def _hard_slot(memo, now, bits, packed, order):
 
 @njit(cache=True, nogil=True)
 def _search_hard_drop(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
-    start, h, packed0, need0, budget, starts, pieces, masks, columns, region, rows, skipped, shadows, memo, stamp, stack
+    start,
+    h,
+    packed0,
+    need0,
+    budget,
+    starts,
+    pieces,
+    masks,
+    columns,
+    region,
+    rows,
+    skipped,
+    shadows,
+    cover_starts,
+    cover_index,
+    memo,
+    stamp,
+    stack,
 ):
     """1: coverable in some order of row clears, 0: not, 2: budget spent (unknown). Mirrors
     ai.pc.tiling._hard_drop_tileable step for step; the memo (rows: bits, packed, order, stamp * 2 + answer)
     holds this question's states only."""
     if need0 == 0:
         return 1
+    if not _every_cell_coverable(start, h, packed0, region, pieces, masks, rows, shadows, cover_starts, cover_index):
+        return 0
     stamp[0] += 1
     now = stamp[0]
     steps = budget - 1
@@ -292,7 +334,23 @@ def _search_hard_drop(  # noqa: C901 - a numba kernel: the exact-cover search wi
 
 @njit(cache=True, nogil=True)
 def _search_hard_drop_counts(
-    bits, h, counts8, budget, starts, pieces, masks, columns, region, rows, skipped, shadows, memo, stamp, stack
+    bits,
+    h,
+    counts8,
+    budget,
+    starts,
+    pieces,
+    masks,
+    columns,
+    region,
+    rows,
+    skipped,
+    shadows,
+    cover_starts,
+    cover_index,
+    memo,
+    stamp,
+    stack,
 ):
     """tiling.hard_drop_tileable_counts8's work: parity, the packed counts, then the search."""
     need, packed = _packed_counts(bits, h, counts8)
@@ -312,6 +370,8 @@ def _search_hard_drop_counts(
         rows,
         skipped,
         shadows,
+        cover_starts,
+        cover_index,
         memo,
         stamp,
         stack,
@@ -328,7 +388,7 @@ class Kernel:
         self.memo = jit_table.make(MEMO_SLOTS)
         self.fill = np.zeros(1, np.int64)
         self.stack = np.zeros((5, STACK), np.int64)
-        self._order_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._order_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.hard_memo = np.zeros((HARD_SLOTS, 4), np.int64)  # stamp 0: every slot free
         self.hard_stamp = np.zeros(1, np.int64)
         self.hard_stack = np.zeros((6, STACK), np.int64)
@@ -355,14 +415,26 @@ class Kernel:
             )
         return found
 
-    def order_tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per placement of tables(h), in the same order: its rows, the rows it skips, its shadow (the hard-drop
-        test's tables, from tiling._order_table)."""
+    def order_tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The hard-drop test's tables: per placement of tables(h), in the same order, its rows, the rows it skips
+        and its shadow (tiling._order_table); then per cell the placements covering it (tiling._covering), as
+        starts per cell into an array of placement indices."""
         found = self._order_tables.get(h)
         if found is None:
             entries = [entry for options in _order_table(h) for entry in options]
             rows, skipped, shadows = (np.array([entry[k] for entry in entries], np.int64) for k in (2, 3, 4))
-            found = self._order_tables[h] = (rows, skipped, shadows)
+            index_of = {id(entry): i for i, entry in enumerate(entries)}
+            cover_starts, cover_index = [0], []
+            for covering in _covering(h):
+                cover_index += [index_of[id(entry)] for entry in covering]
+                cover_starts.append(len(cover_index))
+            found = self._order_tables[h] = (
+                rows,
+                skipped,
+                shadows,
+                np.array(cover_starts, np.int64),
+                np.array(cover_index, np.int64),
+            )
         return found
 
     def hard_memo_for(self, budget: int) -> np.ndarray:
@@ -394,6 +466,6 @@ assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 
 jit_table.forget_stale_cache(
     "jit_tiling",
-    [_first_empty, _search, _search_counts, _search_hard_drop, _search_hard_drop_counts],
+    [_first_empty, _search, _search_counts, _every_cell_coverable, _search_hard_drop, _search_hard_drop_counts],
     [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS and ROW_SET
 )

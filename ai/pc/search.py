@@ -9,8 +9,8 @@ into per-placement "went through hold" flags.
 Pruning, all sound: pieces must lie below the clear line (`movegen` only returns such placements); the pieces
 left must cover the empty cells; a column filled to the clear line splits the field into parts that must each
 take whole pieces (`field.walls_ok`); the empty cells must be coverable by the remaining pieces ignoring order
-(`tiling.tileable`), and with hard drops only in an order of row clears a build of straight drops allows
-(`tiling.hard_drop_tileable_counts8`); states known dead for the same remaining queue and hold are skipped (memo
+(`tiling.tileable`; with hard drops only, in an order of row clears that straight drops allow, which implies it:
+`tiling.hard_drop_tileable_counts8`); states known dead for the same remaining queue and hold are skipped (memo
 per rules).
 """
 
@@ -219,7 +219,8 @@ class Searcher:
         letters = "".join(p.name for p in queue)
         use_hold = problem.use_hold
         gen = self.gen
-        hard_drop = not gen.soft_drop
+        # with hard drops only, the tiling test in an order of row clears (it implies the order-free one)
+        tiling_test = tileable_counts8 if gen.soft_drop else hard_drop_tileable_counts8
         if len(self.dead) > 1_000_000:
             self.dead.clear()
         dead = self.dead
@@ -250,7 +251,7 @@ class Searcher:
             counts = suffix8[idx] - suffix8[min(n, idx + needed)]
             if held is not None:
                 counts += 1 << (8 * held)
-            if not tileable_counts8(bits, h, counts) or (hard_drop and not hard_drop_tileable_counts8(bits, h, counts)):
+            if not tiling_test(bits, h, counts):
                 dead.add(key)
                 return False
             stats.nodes += 1

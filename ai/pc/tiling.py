@@ -224,6 +224,7 @@ def _last_piece_fits(rest: Bitboard, packed: int, table: list[list[tuple[int, Bi
 # cycle. The search below is `_tileable`'s exact cover carrying that order (a piece that would close a cycle is not
 # used); every constraint holds in every hard-drop build, so a "no" still proves the state dead.
 _ORDER_TABLES: dict[int, list[list[tuple[int, Bitboard, int, int, Bitboard]]]] = {}
+_COVERING: dict[int, list[list[tuple[int, Bitboard, int, int, Bitboard]]]] = {}
 ROW_BITS = MAX_LINES  # precedences: the rows before row t in bits ROW_BITS*t.. of one int
 ROW_SET = (1 << ROW_BITS) - 1
 
@@ -291,11 +292,46 @@ def hard_drop_tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int
     packed = 0
     for piece in range(7):
         packed |= min((counts8 >> (8 * piece)) & 255, need, 15) << (4 * piece)
+    if not _every_cell_coverable(bits, h, packed):
+        return False
     steps = [budget]
     try:
         return _hard_drop_tileable(bits, h, bits, packed, need, 0, steps, _order_table(h), COLUMN[h], 0, {})
     except _Budget:
         return True
+
+
+def _covering(h: int) -> list[list[tuple[int, Bitboard, int, int, Bitboard]]]:
+    """by_cell[c]: the entries of `_order_table(h)` whose placement covers cell c, in the table's order."""
+    table = _COVERING.get(h)
+    if table is None:
+        table = [[] for _ in range(WIDTH * h)]
+        for options in _order_table(h):
+            for entry in options:
+                mask = entry[1]
+                while mask:
+                    table[(mask & -mask).bit_length() - 1].append(entry)
+                    mask &= mask - 1
+        _COVERING[h] = table
+    return table
+
+
+def _every_cell_coverable(start: Bitboard, h: int, packed: int) -> bool:
+    """Does every empty cell lie in a placement of a piece in `packed`, inside the empty cells, that no block above
+    it in one of its own rows forbids (that block's row would have to clear before the piece lands, while holding
+    the piece)? A cheap first refutation, before the search (ai.pc.jit_tiling._every_cell_coverable is its
+    compiled twin); a placement found for one cell serves all of its cells."""
+    empty = ~start & REGION[h]
+    table = _covering(h)
+    while empty:
+        cell = (empty & -empty).bit_length() - 1
+        for piece, mask, rows, _, shadow in table[cell]:
+            if (packed >> (4 * piece)) & 15 and not mask & start and not _rows_of(shadow & start, h) & rows:
+                empty &= ~mask
+                break
+        else:
+            return False
+    return True
 
 
 def _with_order(start: Bitboard, h: int, order: int, entry: tuple[int, Bitboard, int, int, Bitboard]) -> int:
