@@ -77,6 +77,20 @@ def test_compiled_hard_drop_test_gives_up_as_the_python_one(monkeypatch: pytest.
     assert sum(a and not b for a, b in zip(python, full)) > 20
 
 
+def test_reflecting_the_question_changes_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test starts on the more crowded side by reflecting the field (J and L, S and Z swapped); never or
+    always reflected, it answers the same (on fields of up to 6 pieces to place the budget is out of reach)."""
+    fields = [(bits, h, counts) for bits, h, counts in _hard_drop_fields(13, 1200) if 10 * h - bits.bit_count() <= 24]
+    monkeypatch.setattr(tiling, "USE_KERNEL", False)
+    answers = []
+    for reflect in (None, False, True):
+        if reflect is not None:
+            monkeypatch.setattr(tiling, "_fewer_empty_on_the_right", lambda bits, h, reflect=reflect: reflect)
+        answers.append([tiling.hard_drop_tileable_counts8(bits, h, counts, 100_000) for bits, h, counts in fields])
+    assert answers[0] == answers[1] == answers[2]
+    assert 30 < sum(answers[0]) < len(fields) - 30
+
+
 def test_a_field_that_needs_its_top_row_cleared_first_and_last_is_refuted() -> None:
     """Row 2's hole at x=8 lies under a block of row 3, so row 3 must clear before it is filled; row 3's cells
     at x=0..2 lie over full cells of row 2, so the piece filling them spans rows 3 and 1 and needs row 2 cleared

@@ -18,7 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ai.pc import jit_table, tiling
 from ai.pc.field import COLUMN, MAX_LINES
 from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
-from ai.pc.tiling import ROW_BITS, ROW_SET, _covering, _order_table
+from ai.pc.tiling import MIRROR_OF, ROW_BITS, ROW_SET, _covering, _order_table
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
 VBITS = 1  # a memo value is 0 (not coverable) or 1 (coverable)
@@ -154,6 +154,24 @@ def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, reg
     if need < 0:
         return 0
     return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, memo, fill, stack)
+
+
+@njit(cache=True, nogil=True)
+def _mirrored(bits, column):
+    """tiling._mirrored: the field reflected left to right (column: column 0's cells)."""
+    out = 0
+    for x in range(10):
+        out |= ((bits >> x) & column) << (9 - x)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _mirrored_counts(packed):
+    """tiling._mirrored_counts: each piece's count moved to its mirror piece."""
+    out = 0
+    for piece in range(7):
+        out |= ((packed >> (4 * piece)) & 15) << (4 * MIRROR_OF[piece])
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -352,10 +370,15 @@ def _search_hard_drop_counts(
     stamp,
     stack,
 ):
-    """tiling.hard_drop_tileable_counts8's work: parity, the packed counts, then the search."""
+    """tiling.hard_drop_tileable_counts8's work: parity, the packed counts, reflected to start on the more crowded
+    side (tiling._fewer_empty_on_the_right), then the search."""
     need, packed = _packed_counts(bits, h, counts8)
     if need < 0:
         return 0
+    empty = ~bits & region
+    left = empty & (columns[0] | columns[1] | columns[2] | columns[3] | columns[4])
+    if popcount(left) > popcount(empty & ~left):
+        bits, packed = _mirrored(bits, columns[0]), _mirrored_counts(packed)
     return _search_hard_drop(
         bits,
         h,
@@ -467,5 +490,5 @@ assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 jit_table.forget_stale_cache(
     "jit_tiling",
     [_first_empty, _search, _search_counts, _every_cell_coverable, _search_hard_drop, _search_hard_drop_counts],
-    [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS and ROW_SET
+    [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS, ROW_SET and MIRROR_OF
 )

@@ -6,13 +6,17 @@ rows mapped onto any increasing choice of rows. Covering the lowest empty cell f
 small exact-cover search; it ignores order, gravity and reachability, so a "no" is a proof that the state is
 dead (a sound pruning rule), a "yes" proves nothing. Answers are memoised per (field, h, piece counts); they do
 not depend on the rules, so the memo is global.
+
+For a build of hard drops only, `hard_drop_tileable_counts8` is the same search with the order in which rows can
+clear taken into account (see the comment above it): much stronger on the fields straight drops leave, whose
+blocks overhang empty cells.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from ai.pc.field import COLUMN, MAX_LINES, REGION
+from ai.pc.field import COLUMN, LEFT_OF, MAX_LINES, REGION
 from game.board import WIDTH, Bitboard
 from game.pieces import SHAPES, Piece, Rotation
 
@@ -227,6 +231,8 @@ _ORDER_TABLES: dict[int, list[list[tuple[int, Bitboard, int, int, Bitboard]]]] =
 _COVERING: dict[int, list[list[tuple[int, Bitboard, int, int, Bitboard]]]] = {}
 ROW_BITS = MAX_LINES  # precedences: the rows before row t in bits ROW_BITS*t.. of one int
 ROW_SET = (1 << ROW_BITS) - 1
+# MIRROR_OF[piece]: the piece whose placements are this one's reflected left to right
+MIRROR_OF = tuple(int(Piece[{"J": "L", "L": "J", "S": "Z", "Z": "S"}.get(piece.name, piece.name)]) for piece in Piece)
 
 
 def _rows_of(mask: Bitboard, h: int) -> int:
@@ -292,6 +298,8 @@ def hard_drop_tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int
     packed = 0
     for piece in range(7):
         packed |= min((counts8 >> (8 * piece)) & 255, need, 15) << (4 * piece)
+    if _fewer_empty_on_the_right(bits, h):
+        bits, packed = _mirrored(bits, h), _mirrored_counts(packed)
     if not _every_cell_coverable(bits, h, packed):
         return False
     steps = [budget]
@@ -299,6 +307,33 @@ def hard_drop_tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int
         return _hard_drop_tileable(bits, h, bits, packed, need, 0, steps, _order_table(h), COLUMN[h], 0, {})
     except _Budget:
         return True
+
+
+def _fewer_empty_on_the_right(bits: Bitboard, h: int) -> bool:
+    """Does the right half hold fewer empty cells than the left? The search covers cells column by column from the
+    left, and an open area has many tilings, all tried before a dead spot further right shows (the costly
+    questions were of that kind); so the question is reflected to start on the more crowded side, where a dead
+    field's contradiction usually lies. Reflected, the answer is the same (about half the steps on E047's fields)."""
+    empty = ~bits & REGION[h]
+    left = empty & LEFT_OF[h][WIDTH // 2]
+    return left.bit_count() > (empty & ~left).bit_count()
+
+
+def _mirrored(bits: Bitboard, h: int) -> Bitboard:
+    """The field reflected left to right."""
+    column = COLUMN[h][0]
+    out = 0
+    for x in range(WIDTH):
+        out |= ((bits >> x) & column) << (WIDTH - 1 - x)
+    return out
+
+
+def _mirrored_counts(packed: int) -> int:
+    """Counts packed 4 bits per piece, each moved to its mirror piece (J and L, S and Z swap)."""
+    out = 0
+    for piece in range(7):
+        out |= ((packed >> (4 * piece)) & 15) << (4 * MIRROR_OF[piece])
+    return out
 
 
 def _covering(h: int) -> list[list[tuple[int, Bitboard, int, int, Bitboard]]]:
