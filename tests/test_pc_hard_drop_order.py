@@ -1,7 +1,8 @@
 """The hard-drop tiling test (ai.pc.tiling.hard_drop_tileable_counts8, applied by the searches in hard-drop mode):
-the compiled search answers as the Python one, with or without a small budget; it never refutes a state that a
-hard-drop PC goes through (every state of every solution the search finds with the order-free test instead); and
-with it the search finds a PC exactly when it does with the order-free test, and the same first one."""
+the compiled search answers as the Python one, with or without a small budget; reflecting a question changes no
+answer; a field whose rows would have to clear in a cycle is refuted; it never refutes a state that a hard-drop
+PC goes through (every state of every solution the search finds with the order-free test instead); and with it
+the search finds a PC exactly when it does with the order-free test, and the same first one."""
 
 from __future__ import annotations
 
