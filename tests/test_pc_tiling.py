@@ -51,6 +51,22 @@ def test_compiled_tiling_answers_as_the_python_one(monkeypatch) -> None:
     assert 100 < sum(python) < len(fields) - 100  # both answers are well represented
 
 
+def test_reflecting_the_question_changes_no_answer(monkeypatch) -> None:
+    """The test starts on the more crowded side by reflecting the field (J and L, S and Z swapped): as decided,
+    never or always reflected, it answers the same."""
+    fields = _fields(9, 1000)
+    monkeypatch.setattr(tiling, "USE_KERNEL", False)
+    answers = []
+    for reflect in (None, False, True):
+        if reflect is not None:
+            monkeypatch.setattr(tiling, "_fewer_empty_on_the_right", lambda bits, h, reflect=reflect: reflect)
+        tiling.clear_memo()
+        answers.append([tiling.tileable(b, h, c, budget=1_000_000) for b, h, c in fields])
+    assert answers[0] == answers[1] == answers[2]
+    assert 100 < sum(answers[0]) < len(fields) - 100
+    tiling.clear_memo()
+
+
 def test_compiled_tiling_gives_up_as_the_python_one(monkeypatch) -> None:
     """With a small budget both say True (unknown) on the same fields."""
     fields = _fields(8, 400, top=6)

@@ -149,11 +149,23 @@ def _packed_counts(bits, h, counts8):
 
 @njit(cache=True, nogil=True)
 def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
-    """tiling.tileable's work from 8-bit piece counts: parity, the packed counts, then the search."""
+    """tiling.tileable's work from 8-bit piece counts: parity, the packed counts, reflected to start on the more
+    crowded side (tiling._fewer_empty_on_the_right), then the search."""
     need, packed = _packed_counts(bits, h, counts8)
     if need < 0:
         return 0
+    bits, packed = _crowded_side_first(bits, packed, columns, region)
     return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, memo, fill, stack)
+
+
+@njit(cache=True, nogil=True)
+def _crowded_side_first(bits, packed, columns, region):
+    """The question reflected when the left half holds more empty cells (tiling._fewer_empty_on_the_right)."""
+    empty = ~bits & region
+    left = empty & (columns[0] | columns[1] | columns[2] | columns[3] | columns[4])
+    if popcount(left) > popcount(empty & ~left):
+        return _mirrored(bits, columns[0]), _mirrored_counts(packed)
+    return bits, packed
 
 
 @njit(cache=True, nogil=True)
@@ -375,10 +387,7 @@ def _search_hard_drop_counts(
     need, packed = _packed_counts(bits, h, counts8)
     if need < 0:
         return 0
-    empty = ~bits & region
-    left = empty & (columns[0] | columns[1] | columns[2] | columns[3] | columns[4])
-    if popcount(left) > popcount(empty & ~left):
-        bits, packed = _mirrored(bits, columns[0]), _mirrored_counts(packed)
+    bits, packed = _crowded_side_first(bits, packed, columns, region)
     return _search_hard_drop(
         bits,
         h,
