@@ -15,6 +15,8 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             fresh process: CPU seconds and peak memory
   chance    pc_chance at every position of the 7-bag PC loop (ai.pc.loop) of CHANCE_SEEDS games (7 PCs each),
             no budget, caches kept within a game; "over 200" counts the positions past the live target
+  live      the same positions asked as the worker asks (ai.pc_service.exact_chance: a first round within the
+            PC request's budget, then longer rounds until exact), thread CPU ms until the exact chance
   r_hold, r_nohold, r_hard
             100 fresh 7-bag queues each (seeded; 11 pieces from a bag boundary, the shared E* cases' kind) on the
             empty field: with hold, without hold, hard drop only (the targets must hold beyond the shared cases)
@@ -45,7 +47,19 @@ PATTERNS = ("LJSZIOT,*p4", "TOZSIJL,*p4", "IZLTSOJ,*p4", "LJSZIO,*p5", "*p7,TIJL
 RANDOM_KINDS = {"r_hold": (True, True, True), "r_nohold": (False, True, True), "r_hard": (True, False, True)}
 RANDOM_KINDS["x_hard"] = (True, False, False)
 RANDOM_QUEUES = 100
-GROUPS = ("empty", "setups", "nohold", "harddrop", "midpc", "percent", "patterns", "chance", "movegen", *RANDOM_KINDS)
+GROUPS = (
+    "empty",
+    "setups",
+    "nohold",
+    "harddrop",
+    "midpc",
+    "percent",
+    "patterns",
+    "chance",
+    "live",
+    "movegen",
+    *RANDOM_KINDS,
+)
 
 
 def clear_caches() -> None:
@@ -117,8 +131,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         started = time.thread_time()
         result = percent(0, "*p7,TIJL", rules=rules)
         return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
-    if name == "chance":
-        return _chance_group()
+    if name in ("chance", "live"):
+        return _chance_group(live=name == "live")
     if name == "patterns":
         return _patterns_group()
     if name in RANDOM_KINDS:
@@ -153,9 +167,11 @@ def run_group(name: str, keep_caches: bool) -> dict:
 CHANCE_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # 560 positions: the 1st PC's are the slow ones, and few games have them slow
 
 
-def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS) -> dict:
+def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> dict:
     from ai.pc.chance import pc_chance
     from ai.pc.loop import loop_positions
+    from ai.pc_service import exact_chance
+    from ai.protocol import PcRequest
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
@@ -171,11 +187,33 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS) -> dict:
             clear_caches()  # a new game: what a fresh worker knows
             last_seed = seed
         started = time.thread_time()
-        result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
+        if live:
+            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True, first_budget_ms=PcRequest.budget_ms)
+        else:
+            result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
         times.append((time.thread_time() - started) * 1000)
-        exact += not result.approximate
+        exact += result is not None and not result.approximate
         ids.append(f"s{seed}pc{pos.pc}k{pos.placed}")
     return {"times": times, "solvable": exact, "ids": ids}
+
+
+def _snapshot(pos, rules):
+    """The worker's view of a loop position (a 7-bag game, hold not used for the piece in play)."""
+    from ai.protocol import Snapshot
+    from game.board import Board
+
+    return Snapshot(
+        board=Board.from_bits(pos.field),
+        current=pos.current,
+        queue=pos.queue,
+        hold=pos.hold,
+        hold_used=False,
+        b2b=0,
+        combo=0,
+        rules=rules,
+        randomizer="7bag",
+        randomizer_state=pos.bag_state,
+    )
 
 
 def _patterns_group() -> dict:
@@ -283,7 +321,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name == "chance":
+    if name in ("chance", "live"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
     return text
 
@@ -338,7 +376,7 @@ def main() -> int:
             print(_line(label, name, data, warm.get(name)), flush=True)
         if len(results) == 2:
             old_data, new_data = results.values()
-            if old_data["solvable"] != new_data["solvable"] and name != "chance":
+            if old_data["solvable"] != new_data["solvable"] and name not in ("chance", "live"):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
         tmp.cleanup()

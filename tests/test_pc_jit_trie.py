@@ -117,6 +117,36 @@ def test_only_the_wanted_leaves_are_decided_and_a_later_call_decides_the_rest() 
     assert checked >= 5
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_a_search_of_the_same_trie_goes_on_from_the_kept_memo(compiled: bool) -> None:
+    """The live chance asks again in rounds: a search given the trie keeps its memo for the next search of the
+    same sequences (rules, hold), which then proves nothing twice; one out of time first changes no answer."""
+    import ai.pc.jit_trie as jit_trie
+
+    rules = Rules.named("srs")
+    gen = searcher_for(rules, True).gen
+    rng = random.Random(5)
+    percent_module.USE_KERNEL = compiled
+    try:
+        for _ in range(6):
+            bits, lines, trie, hold, use_hold = _case(rng)
+            fresh = TrieSearch(gen, use_hold)
+            expected = fresh.from_start(bits, lines, hold, trie.root)
+            percent_module._MEMOS.clear()
+            if jit_trie._SHARED:
+                jit_trie._SHARED[0].memories.clear()
+            cut = TrieSearch(gen, use_hold, trie=trie)
+            cut.set_deadline(time.perf_counter() - 1)
+            cut.from_start(bits, lines, hold, trie.root)
+            first = TrieSearch(gen, use_hold, trie=Trie(list(trie.sequences)))  # the same sequences, a new trie
+            assert first.from_start(bits, lines, hold, first.trie.root) == expected
+            again = TrieSearch(gen, use_hold, trie=Trie(list(trie.sequences)))
+            assert again.from_start(bits, lines, hold, again.trie.root) == expected
+            assert again.nodes == 0 < first.nodes or first.nodes == 0
+    finally:
+        percent_module.USE_KERNEL = True
+
+
 def test_a_search_out_of_time_says_so_and_claims_no_leaf(monkeypatch) -> None:
     import ai.pc.jit_trie as jit_trie
 

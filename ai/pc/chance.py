@@ -212,7 +212,9 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     trie = Trie(list(weight_of))
     weights = [weight_of[seq] for seq in trie.sequences]
     # With a budget the whole search stops at the deadline and the result says it is approximate.
-    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold)
+    # the trie search's memo is kept by the futures' sequences: a question asked again in rounds (ai.pc_service)
+    # goes on from what the last round proved
+    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie)
 
     # the buffer model's start state (see ai.pc.search): held piece and trie node
     held: Piece | None

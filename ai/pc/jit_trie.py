@@ -3,11 +3,12 @@ trie node), the same pruning (pieces left, column walls, the tiling test for the
 leaves), the same placements in the same order, so it wins the same leaves (tests compare the two).
 
 Leaf sets are bitsets in rows of int64 words (a node's leaves in its own numbering, as in the Python search):
-- the trie is flattened into arrays once per search (`_TrieTables`): per node its leaf count, the most of each
-  piece below, its children (piece, node, offset of their leaves) and its leaf classes per number of pieces;
+- the trie is flattened into arrays (`_trie_tables`, rows by Node.ident): per node its leaf count, the most of
+  each piece below, its children (piece, node, offset of their leaves) and its leaf classes per number of pieces;
 - the memo is an open-addressing table (ai.pc.jit_table) from the state to a row of the word arena holding the
-  leaves won and the leaves decided; tables and arena are shared by every search of the process, entries carry
-  their search's id, and both are started over when full;
+  leaves won and the leaves decided; table and arena are shared by every search of the process, entries carry
+  their memo's id (`_Memory`: one per search, or one per memo key, kept for the searches of the same trie), and
+  both are started over when full;
 - the depth-first walk keeps an explicit stack of frames (a recursive numba function cannot be cached: loaded
   from numba's cache it crashed); each depth has its own scratch rows and its own copy of the placements it
   walks, because deeper states may start the placement arena over;
@@ -18,6 +19,7 @@ Leaf sets are bitsets in rows of int64 words (a node's leaves in its own numberi
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 
 import numpy as np
 from numba import njit
@@ -26,12 +28,13 @@ from ai.pc import jit_placements, jit_search, jit_table, jit_tiling
 from ai.pc.jit_search import MAX_CHILDREN, TILING_BUDGET, _children, _walls_ok
 from ai.pc.jit_table import get, popcount, put, reset
 from ai.pc.jit_tiling import _search_counts
+from ai.pc.percent import kept
 
 DEPTH = 18  # frames: at most 15 placements, plus the leaf step with hold
 MEMO_SLOTS = 1 << 18
 ARENA_WORDS = 1 << 22  # 32 MB of leaf sets
 VBITS = 23  # a memo value is an arena offset
-NODE_BITS = 22  # trie nodes per search
+NODE_BITS = 22  # Node.ident below 2**22
 SEARCH_BITS = 10  # search ids kept apart in the memo before it is started over
 SLICE_NODES = 4096  # expanded states per call when the caller has a deadline
 # control words (ctl): expanded states so far, stop after this many
@@ -390,6 +393,7 @@ class _Shared:
         self.kids = np.zeros((DEPTH, MAX_CHILDREN, 2), np.int64)
         self.frames = np.zeros((DEPTH, FRAME_WIDTH), np.int64)
         self.rows = np.zeros((6, DEPTH, 2), np.int64)  # want, won, decided, asked, got, need (grown on demand)
+        self.memories: OrderedDict[tuple, _Memory] = OrderedDict()  # by ai.pc.percent.TrieSearch.memo_key
         self.next_id = 1
         self.generation = 0  # ids given before the last start-over are stale
 
@@ -421,8 +425,10 @@ def _from_words(row: np.ndarray, words: int) -> int:
 
 
 class TrieKernel:
-    """The compiled search behind one `ai.pc.percent.TrieSearch` (its nodes, counters, deadline), with the
-    placement tables and caches of the first-solution search's kernel for the same rules."""
+    """The compiled search behind one `ai.pc.percent.TrieSearch` (its counters, deadline and memo key), with the
+    placement tables and caches of the first-solution search's kernel for the same rules. Nodes are numbered by
+    `Node.ident`, which the same sequences always give the same, so searches sharing a memo key share the memo
+    entries and the tables too."""
 
     def __init__(self, searcher_kernel, search) -> None:
         if not _SHARED:
@@ -430,53 +436,31 @@ class TrieKernel:
         self.shared = _SHARED[0]
         self.search = search
         self.searcher_kernel = searcher_kernel
-        self.search_id = self.shared.new_id()
-        self.generation = self.shared.generation
-        self.index: dict[int, int] = {}  # id(node) -> its number in the tables
-        self.nodes: list = []
-        self.tables: tuple | None = None
-
-    def _number(self, node) -> int:
-        """The node's number, adding it and the nodes below it to the tables when new."""
-        found = self.index.get(id(node))
-        if found is not None:
-            return found
-        stack = [node]
-        while stack:
-            item = stack.pop()
-            if id(item) not in self.index:
-                if len(self.nodes) >= 1 << NODE_BITS:
-                    raise ValueError("trie too large for the compiled search")
-                self.index[id(item)] = len(self.nodes)
-                self.nodes.append(item)
-                stack.extend(item.children.values())
-        self.tables = None
-        return self.index[id(node)]
-
-    def _tables(self) -> tuple:
-        if self.tables is None:
-            self.tables = _trie_tables(self.nodes, self.index)
-        return self.tables
+        key = search.memo_key()
+        self.memory = _Memory() if key is None else kept(self.shared.memories, key, _Memory)
+        if search.trie is not None:
+            self.memory.add(search.trie.root)
 
     def run(self, bits: int, h: int, held, node, wanted: int) -> int:
         """ai.pc.percent.TrieSearch.run, compiled."""
-        number = self._number(node)
-        trie = self._tables()
+        memory = self.memory
+        memory.add(node)
+        if memory.generation != self.shared.generation:  # the ids started over: this id may be another's now
+            memory.search_id = self.shared.new_id()
+            memory.generation = self.shared.generation
+        trie = memory.tables()
         words = _words_of(node.count)
         search = self.search
         k = self.searcher_kernel
         shared = self.shared
-        if self.generation != shared.generation:  # the ids started over: this id may be another search's now
-            self.search_id = shared.new_id()
-            self.generation = shared.generation
         scratch = shared.scratch(int(trie[1].max()))
         moves = (k.p_tables, *k.shared.out, k.shared.cache, k.shared.cache_fill, k.shared.arena, k.shared.arena_fill)
         moves = (*moves, k.shared.work)
         tiling = k._tiling
         tiles = (*k.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
-        config = (search.use_hold, search.gen.soft_drop, self.search_id, k.ident)
-        memory = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
-        ctl = memory[4]
+        config = (search.use_hold, search.gen.soft_drop, memory.search_id, k.ident)
+        state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
+        ctl = state[4]
         deadline = search.deadline
         want = _to_words(wanted & node.leaves, words)
         held_code = -1 if held is None else int(held)
@@ -484,7 +468,7 @@ class TrieKernel:
             scratch[0][0, :words] = want
             ctl[BUDGET] = ctl[NODES] + (SLICE_NODES if deadline is not None else 1 << 62)
             status = walk(
-                bits, h, held_code, number, shared.frames, trie, config, memory, scratch, moves, tiles, k.walls
+                bits, h, held_code, node.ident, shared.frames, trie, config, state, scratch, moves, tiles, k.walls
             )
             if status == DONE:
                 break
@@ -496,18 +480,52 @@ class TrieKernel:
         return _from_words(scratch[1][0], words)
 
 
+class _Memory:
+    """A memo's id in the shared table and the tables of the trie nodes met so far (by Node.ident)."""
+
+    def __init__(self) -> None:
+        shared = _SHARED[0]
+        self.search_id = shared.new_id()
+        self.generation = shared.generation
+        self.nodes: dict[int, object] = {}
+        self._tables: tuple | None = None
+
+    def add(self, node) -> None:
+        """Take in the node and the nodes below it."""
+        if node.ident in self.nodes:
+            return
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            if item.ident not in self.nodes:
+                if item.ident >= 1 << NODE_BITS:
+                    raise ValueError("trie too large for the compiled search")
+                self.nodes[item.ident] = item
+                stack.extend(item.children.values())
+        self._tables = None
+
+    def tables(self) -> tuple:
+        if self._tables is None:
+            self._tables = _trie_tables(self.nodes)
+        return self._tables
+
+
 def _words_of(count: int) -> int:
     return (count + 63) >> 6
 
 
-def _trie_tables(nodes: list, index: dict[int, int]) -> tuple:
-    """The trie as the kernel's arrays (see _open's unpacking): per node, per child, per class of leaves."""
-    size = len(nodes)
-    counts = np.array([node.count for node in nodes], np.int64)
+def _trie_tables(by_ident: dict) -> tuple:
+    """The trie as the kernel's arrays (see _open's unpacking): per node (row Node.ident; rows of nodes not met
+    are never read), per child, per class of leaves."""
+    size = max(by_ident) + 1
+    counts, max8, max_sum, depth = (np.zeros(size, np.int64) for _ in range(4))
+    nodes = [by_ident[ident] for ident in sorted(by_ident)]
+    for node in nodes:
+        counts[node.ident] = node.count
+        max8[node.ident] = sum(c << (8 * p) for p, c in enumerate(node.max_counts))
+        max_sum[node.ident] = sum(node.max_counts)
+        depth[node.ident] = node.depth
     words = (counts + 63) >> 6
-    max8 = np.array([sum(c << (8 * p) for p, c in enumerate(node.max_counts)) for node in nodes], np.int64)
-    max_sum = np.array([sum(node.max_counts) for node in nodes], np.int64)
-    depth = np.array([node.depth for node in nodes], np.int64)
     c_start, c_num = np.zeros(size, np.int64), np.zeros(size, np.int64)
     c_piece: list[int] = []
     c_node: list[int] = []
@@ -517,12 +535,13 @@ def _trie_tables(nodes: list, index: dict[int, int]) -> tuple:
     k_at: list[int] = []
     pool: list[np.ndarray] = []
     pool_len = 0
-    for i, node in enumerate(nodes):
+    for node in nodes:
+        i = node.ident
         c_start[i] = len(c_piece)
         c_num[i] = len(node.children)
         for piece, child in node.children.items():
             c_piece.append(int(piece))
-            c_node.append(index[id(child)])
+            c_node.append(child.ident)
             c_offset.append(node.offsets[piece])
         n = int(words[i])
         for k in range(min(node.depth, 15) + 1):

@@ -22,6 +22,8 @@ compare it with.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,13 +111,34 @@ class Trie:
         self.distinct_nodes = len(interned)
 
 
+# memos kept for the tries searched last, by (rules and drop, hold, the trie's sequences): a question asked again
+# in rounds (the live chance gives each round a time budget) goes on where the last round stopped
+KEPT_MEMOS = 4
+_MEMOS: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def kept(store: OrderedDict, key: tuple, make: Callable[[], Any]) -> Any:
+    """store[key], made when missing; only the KEPT_MEMOS most recently used entries are kept."""
+    found = store.pop(key, None)
+    if found is None:
+        found = make()
+        while len(store) >= KEPT_MEMOS:
+            store.popitem(last=False)
+    store[key] = found
+    return found
+
+
 @dataclass
 class TrieSearch:
-    """Memoised search over one trie from one field; `budget_ms` makes it give up (marking `truncated`)."""
+    """Memoised search over tries from any field; `budget_ms` makes it give up (marking `truncated`).
+
+    With `trie`, every search of the same sequences (under the same rules and hold) shares one memo, so asking
+    again after running out of time goes on from what was proved; without it the memo is this search's own."""
 
     gen: MoveGenerator
     use_hold: bool
     budget_ms: float | None = None
+    trie: Trie | None = None
     nodes: int = 0
     truncated: bool = False  # the time budget ran out: every answer since is a lower bound
     memo: dict = field(default_factory=dict)
@@ -123,6 +146,15 @@ class TrieSearch:
 
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
+        key = self.memo_key()
+        if key is not None:
+            self.memo = kept(_MEMOS, key, dict)
+
+    def memo_key(self) -> tuple | None:
+        """What the memo's entries depend on besides the state: rules and drop, hold, the trie's sequences."""
+        if self.trie is None:
+            return None
+        return (self.gen.key(), self.use_hold, tuple(self.trie.sequences))
 
     @property
     def deadline(self) -> float | None:
