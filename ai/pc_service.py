@@ -6,8 +6,8 @@ What is sent must be true for the position as the player has it:
   never a hold;
 * a chance is sent only when it is the exact answer (or, for randomizers whose futures are too many to list,
   an estimate marked as one). While the exact chance is still being searched the answer says so
-  (`chance=None, final=False`), the search goes on with a longer budget, and if it cannot finish in
-  `CHANCE_LIMIT_MS` the final answer says it was not computed rather than showing a lower bound.
+  (`chance=None, final=False`), and if it cannot finish in `CHANCE_LIMIT_MS` the final answer says it was not
+  computed rather than showing a lower bound.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from game.rules import Rules
 
 MAX_LINES = 6
 CHANCE_LIMIT_MS = 20_000.0  # past this the chance is reported as not computed
-ROUND_MS = 1_000.0  # longest stretch of the chance search between two looks for a newer question
 _ROW = (1 << WIDTH) - 1
 
 
@@ -123,7 +122,14 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
     return None, truncated
 
 
-def chance_of(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: float | None) -> ChanceResult:
+def chance_of(
+    snapshot: Snapshot,
+    lines: int,
+    *,
+    soft_drop: bool,
+    budget_ms: float | None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ChanceResult:
     """pc_chance for the position as the player has it (hold spent or not)."""
     return pc_chance(
         snapshot.board,
@@ -138,6 +144,7 @@ def chance_of(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: flo
         soft_drop=soft_drop,
         use_hold=snapshot.rules.hold,
         hold_spent=hold_spent(snapshot),
+        should_stop=should_stop,
     )
 
 
@@ -146,25 +153,17 @@ def exact_chance(
     lines: int,
     *,
     soft_drop: bool,
-    first_budget_ms: float,
     should_stop: Callable[[], bool] = lambda: False,
     limit_ms: float = CHANCE_LIMIT_MS,
 ) -> ChanceResult | None:
-    """The chance, searched in rounds until it is exact (or sampled: as good as it gets).
-
-    Rounds last at most ROUND_MS, so a newer question (`should_stop`) waits at most that long; no work is lost
-    between rounds, as the solver keeps the PCs it found per field (ai.pc.cover). None when it could not be
-    finished within `limit_ms` or the caller asked to stop."""
-    started = time.perf_counter()
-    budget = max(1.0, min(first_budget_ms, ROUND_MS))
-    while True:
-        result = chance_of(snapshot, lines, soft_drop=soft_drop, budget_ms=budget)
-        if not result.approximate or result.sampled:
-            return result
-        spent = (time.perf_counter() - started) * 1000
-        if should_stop() or spent >= limit_ms:
-            return None
-        budget = min(budget * 3, ROUND_MS, limit_ms - spent)
+    """The exact chance (or, for futures too many to list, a sampled one: as good as it gets), in one search that
+    looks for a newer question (`should_stop`, which also answers the worker's pings) every few milliseconds.
+    None when it could not be finished within `limit_ms` or the caller asked to stop. (Rounds of growing budgets,
+    each starting over, left the worst positions of the 7-bag loop unfinished.)"""
+    result = chance_of(snapshot, lines, soft_drop=soft_drop, budget_ms=limit_ms, should_stop=should_stop)
+    if not result.approximate or result.sampled:
+        return result
+    return None
 
 
 def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
@@ -228,7 +227,6 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
             snapshot,
             lines,
             soft_drop=soft_drop,
-            first_budget_ms=max(1.0, request.budget_ms - elapsed()),
             should_stop=should_stop,
         )
     except (PCInputError, ValueError) as error:

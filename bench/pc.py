@@ -15,8 +15,8 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             fresh process: CPU seconds and peak memory
   chance    pc_chance at every position of the 7-bag PC loop (ai.pc.loop) of CHANCE_SEEDS games (7 PCs each),
             no budget, caches kept within a game; "over 200" counts the positions past the live target
-  live      the same positions asked as the worker asks (ai.pc_service.exact_chance: a first round within the
-            PC request's budget, then longer rounds until exact), thread CPU ms until the exact chance
+  live      the same positions asked as the worker asks (ai.pc_service.exact_chance, which looks for a newer
+            question as it goes), thread CPU ms until the exact chance
   r_hold, r_nohold, r_hard
             100 fresh 7-bag queues each (seeded; 11 pieces from a bag boundary, the shared E* cases' kind) on the
             empty field: with hold, without hold, hard drop only (the targets must hold beyond the shared cases)
@@ -171,7 +171,6 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
     from ai.pc.chance import pc_chance
     from ai.pc.loop import loop_positions
     from ai.pc_service import exact_chance
-    from ai.protocol import PcRequest
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
@@ -188,7 +187,7 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
             last_seed = seed
         started = time.thread_time()
         if live:
-            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True, first_budget_ms=PcRequest.budget_ms)
+            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True)
         else:
             result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
         times.append((time.thread_time() - started) * 1000)

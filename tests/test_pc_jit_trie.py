@@ -119,7 +119,7 @@ def test_only_the_wanted_leaves_are_decided_and_a_later_call_decides_the_rest() 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
 def test_a_search_of_the_same_trie_goes_on_from_the_kept_memo(compiled: bool) -> None:
-    """The live chance asks again in rounds: a search given the trie keeps its memo for the next search of the
+    """A live chance may be asked again: a search given the trie keeps its memo for the next search of the
     same sequences (rules, hold), which then proves nothing twice; one out of time first changes no answer."""
     import ai.pc.jit_trie as jit_trie
 

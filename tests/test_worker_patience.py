@@ -70,7 +70,7 @@ def test_without_a_partial_answer_the_short_deadline_holds():
 
 
 def test_a_newer_request_waits_for_the_streaming_job_without_a_restart():
-    """The worker checks for newer requests between rounds of a long search: a hint asked while it finishes
+    """The worker checks for newer requests as a long search goes: a hint asked while it finishes
     one must not get it killed for silence, as long as the streaming job is within its patience."""
     now = [0.0]
     client, connection, spawned = _client(now)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
@@ -167,10 +168,13 @@ def pc_chance(
     soft_drop: bool = True,
     use_hold: bool = True,
     hold_spent: bool = False,
+    should_stop: Callable[[], bool] | None = None,
 ) -> ChanceResult:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
 
-    hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself."""
+    hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself.
+    should_stop: asked every few milliseconds, as the budget is; True ends the search (the result is then
+    approximate, as when the budget runs out)."""
     with gc_paused():
         return _pc_chance(
             board,
@@ -185,11 +189,24 @@ def pc_chance(
             soft_drop,
             use_hold,
             hold_spent,
+            should_stop,
         )
 
 
 def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/score closures); split apart, they would pass a dozen values around
-    board, current, queue, hold, randomizer_state, randomizer, rules, lines, budget_ms, soft_drop, use_hold, hold_spent
+    board,
+    current,
+    queue,
+    hold,
+    randomizer_state,
+    randomizer,
+    rules,
+    lines,
+    budget_ms,
+    soft_drop,
+    use_hold,
+    hold_spent,
+    should_stop,
 ) -> ChanceResult:
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
@@ -212,8 +229,8 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     trie = Trie(list(weight_of))
     weights = [weight_of[seq] for seq in trie.sequences]
     # With a budget the whole search stops at the deadline and the result says it is approximate.
-    # the trie search's memo is kept by the futures' sequences: a question asked again in rounds (ai.pc_service)
-    # goes on from what the last round proved
+    # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
+    # budget or a newer question, or the position back) goes on from what was proved
     search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie)
 
     # the buffer model's start state (see ai.pc.search): held piece and trie node
@@ -245,6 +262,7 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     searcher = searcher_for(rules, soft_drop)
     deadline = None if budget_ms is None else started + budget_ms / 1000
     search.set_deadline(deadline)
+    search.should_stop = should_stop
 
     def weight(leaves: int) -> float:
         total = []
@@ -294,7 +312,14 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     priority: dict[tuple[Piece, int], int] = {}
     if not by_placement:
         for solution in _promising_solutions(
-            bits, lines, trie.sequences, weights, hold, use_hold, searcher, 200 if budget_ms is None else budget_ms / 30
+            bits,
+            lines,
+            trie.sequences,
+            weights,
+            hold,
+            use_hold,
+            searcher,
+            200 if budget_ms is None else min(200, budget_ms / 30),
         ):
             first = solution.steps[0]
             key = (first.piece, first.mask)
@@ -406,7 +431,7 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
     # can beat it. Placements that win every future stop the search at once.
     best_key = None
     while not search.truncated and scores:
-        if deadline is not None and time.perf_counter() > deadline:
+        if search.out_of_time():
             search.truncated = True
             break
         key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, [-v for v in order[k]]))

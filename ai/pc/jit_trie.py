@@ -18,7 +18,6 @@ Leaf sets are bitsets in rows of int64 words (a node's leaves in its own numberi
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 
 import numpy as np
@@ -461,18 +460,18 @@ class TrieKernel:
         config = (search.use_hold, search.gen.soft_drop, memory.search_id, k.ident)
         state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
         ctl = state[4]
-        deadline = search.deadline
+        sliced = search.interruptible()
         want = _to_words(wanted & node.leaves, words)
         held_code = -1 if held is None else int(held)
         while True:
             scratch[0][0, :words] = want
-            ctl[BUDGET] = ctl[NODES] + (SLICE_NODES if deadline is not None else 1 << 62)
+            ctl[BUDGET] = ctl[NODES] + (SLICE_NODES if sliced else 1 << 62)
             status = walk(
                 bits, h, held_code, node.ident, shared.frames, trie, config, state, scratch, moves, tiles, k.walls
             )
             if status == DONE:
                 break
-            if time.perf_counter() > deadline:
+            if search.out_of_time():
                 search.truncated = True
                 search.nodes += int(ctl[NODES])
                 return 0  # nothing proved for this state: a lower bound, as the Python search's answer

@@ -112,7 +112,7 @@ class Trie:
 
 
 # memos kept for the tries searched last, by (rules and drop, hold, the trie's sequences): a question asked again
-# in rounds (the live chance gives each round a time budget) goes on where the last round stopped
+# (a live chance cut short by its budget or by a newer question) goes on where the last search stopped
 KEPT_MEMOS = 4
 _MEMOS: OrderedDict[tuple, dict] = OrderedDict()
 
@@ -139,6 +139,7 @@ class TrieSearch:
     use_hold: bool
     budget_ms: float | None = None
     trie: Trie | None = None
+    should_stop: Callable[[], bool] | None = None  # asked between slices of the search as the deadline is
     nodes: int = 0
     truncated: bool = False  # the time budget ran out: every answer since is a lower bound
     memo: dict = field(default_factory=dict)
@@ -164,6 +165,16 @@ class TrieSearch:
     def set_deadline(self, deadline: float | None) -> None:
         """Stop at this `time.perf_counter()` instant instead (None: no limit)."""
         self._deadline = deadline
+
+    def interruptible(self) -> bool:
+        """Is there a deadline or a stop question to look at now and then?"""
+        return self._deadline is not None or self.should_stop is not None
+
+    def out_of_time(self) -> bool:
+        """The deadline has passed or the caller asks to stop."""
+        if self._deadline is not None and time.perf_counter() > self._deadline:
+            return True
+        return self.should_stop is not None and self.should_stop()
 
     def _counts(self, node: Node, held: Piece | None) -> tuple[int, ...]:
         if held is None:
@@ -234,7 +245,7 @@ class TrieSearch:
             self.memo[key] = (won, decided | asked)
             return won
         self.nodes += 1
-        if self._deadline is not None and self.nodes & 15 == 0 and time.perf_counter() > self._deadline:
+        if self.nodes & 15 == 0 and self.interruptible() and self.out_of_time():
             self.truncated = True
         if self.truncated:
             return won
