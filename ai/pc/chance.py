@@ -345,7 +345,7 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
         placement.)"""
         checked[0] |= 1 << leaf
         problem = Problem(bits, lines, trie.sequences[leaf], hold, use_hold)
-        solutions, stats = searcher.solve(problem, budget_ms=left_ms)
+        solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=should_stop)
         if stats.truncated:
             search.truncated = True
             return False
@@ -402,7 +402,7 @@ def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine
                     search.truncated = True
                     return
                 problem = Problem(child.field, child.h, sequence, keep, use_hold)
-                solutions, stats = searcher.solve(problem, budget_ms=left_ms)
+                solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=should_stop)
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:

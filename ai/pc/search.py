@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -200,9 +200,16 @@ class Searcher:
         return self._kernel or None
 
     def solve(  # noqa: C901 - the depth-first search and its closures share one state; the hot path of every PC
-        self, problem: Problem, *, find_all: bool = False, limit: int = 100_000, budget_ms: float | None = None
+        self,
+        problem: Problem,
+        *,
+        find_all: bool = False,
+        limit: int = 100_000,
+        budget_ms: float | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> tuple[list[Solution], SearchStats]:
-        """First solution (find_all=False) or all of them (up to `limit`), ranked when find_all."""
+        """First solution (find_all=False) or all of them (up to `limit`), ranked when find_all. The budget and
+        `should_stop` are looked at every few milliseconds; either ends the search, marked truncated."""
         problem.check()
         stats = SearchStats()
         started = time.perf_counter()
@@ -210,9 +217,16 @@ class Searcher:
         if need is None or need == 0:
             return [], stats
         deadline = None if budget_ms is None else started + budget_ms / 1000
+
+        def in_time() -> bool:
+            if deadline is not None and time.perf_counter() > deadline:
+                return False
+            return should_stop is None or not should_stop()
+
+        clock = None if deadline is None and should_stop is None else in_time
         kernel = None if find_all else self.kernel()
         if kernel is not None:
-            return self._solve_compiled(kernel, problem, stats, started, deadline)
+            return self._solve_compiled(kernel, problem, stats, started, clock)
         paths: list[list[tuple[Piece, Child]]] = []
         queue = problem.queue
         n = len(queue)
@@ -255,7 +269,7 @@ class Searcher:
                 dead.add(key)
                 return False
             stats.nodes += 1
-            if deadline is not None and stats.nodes & 15 == 0 and time.perf_counter() > deadline:
+            if clock is not None and stats.nodes & 15 == 0 and not clock():
                 stats.truncated = True
                 return False
             any_found = False
@@ -290,13 +304,11 @@ class Searcher:
         return solutions, stats
 
     def _solve_compiled(
-        self, kernel: Any, problem: Problem, stats: SearchStats, started: float, deadline: float | None
+        self, kernel: Any, problem: Problem, stats: SearchStats, started: float, clock: Callable[[], bool] | None
     ) -> tuple[list[Solution], SearchStats]:
-        """The first solution, by the compiled search (the same search, order and answer as the Python one)."""
+        """The first solution, by the compiled search (the same search, order and answer as the Python one);
+        `clock()` is asked between slices and says False to stop."""
         from ai.pc.jit_search import FOUND, PAUSED
-
-        def in_time() -> bool:
-            return deadline is None or time.perf_counter() <= deadline
 
         idx, held = start_state(problem)
         status, found, nodes = kernel.run(
@@ -307,7 +319,7 @@ class Searcher:
             -1 if held is None else int(held),
             problem.use_hold,
             self.gen.soft_drop,
-            None if deadline is None else in_time,
+            clock,
         )
         stats.nodes = nodes
         stats.truncated = status == PAUSED
