@@ -22,7 +22,7 @@ from numba import njit
 import ai.pc.tiling
 from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
-from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
+from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset, reset_if_half_full
 from ai.pc.jit_tiling import _search_counts, _search_hard_drop_counts
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
@@ -363,9 +363,10 @@ class _Tables:
         return self.next_id - 1
 
     def clear(self) -> None:
-        reset(self.dead, self.dead_fill)
-        reset(self.cache, self.cache_fill)
-        self.arena_fill[0] = 0
+        with KERNEL_LOCK:
+            reset(self.dead, self.dead_fill)
+            reset(self.cache, self.cache_fill)
+            self.arena_fill[0] = 0
 
 
 MAX_KERNELS = 1 << 12  # ids fit above the 50 bits of a dead-state code
@@ -394,6 +395,10 @@ class Kernel:
     def run(self, bits: int, h: int, queue: list[int], idx: int, held: int, use_hold: bool, soft: bool, clock):
         """Search from the buffer-model state; `clock()` is asked between slices and returns False to stop.
         Returns (status, path, nodes): FOUND with [(piece, mask, field, h, sid, hard, lines), ...], else []."""
+        with KERNEL_LOCK:  # the shared tables, stack and placement arena are this call's until it returns
+            return self._run(bits, h, queue, idx, held, use_hold, soft, clock)
+
+    def _run(self, bits: int, h: int, queue: list[int], idx: int, held: int, use_hold: bool, soft: bool, clock):
         n = len(queue)
         suffix8 = np.zeros(n + 1, np.int64)
         for i in range(n - 1, -1, -1):

@@ -8,10 +8,16 @@ A table is cleared (`reset`) rather than grown: every table here is a cache of f
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
 MISSING = -1
+# The compiled PC kernels keep scratch arrays and tables per process and release the GIL: one thread at a time
+# may run them (the worker's warm-up thread runs searches beside the thread answering requests). Every Python
+# entry to a kernel holds it for as long as it uses the shared arrays.
+KERNEL_LOCK = threading.RLock()
 
 
 def make(slots: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ai.pc import jit_table, tiling
 from ai.pc.field import COLUMN, MAX_LINES
-from ai.pc.jit_table import get, popcount, put, reset, reset_if_half_full
+from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset, reset_if_half_full
 from ai.pc.tiling import MIRROR_OF, ROW_BITS, ROW_SET, _covering, _order_table
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
@@ -426,7 +426,8 @@ class Kernel:
         self.hard_stack = np.zeros((6, STACK), np.int64)
 
     def clear(self) -> None:
-        reset(self.memo, self.fill)
+        with KERNEL_LOCK:
+            reset(self.memo, self.fill)
 
     def tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         found = self._tables.get(h)
@@ -477,20 +478,24 @@ class Kernel:
             self.hard_stamp[0] = 0
         return self.hard_memo
 
+    # each entry holds jit_table.KERNEL_LOCK: the memos and stacks are the process's
     def run_hard_drop(self, bits: int, h: int, counts8: int, budget: int) -> int:
-        tables = self._tables.get(h) or self.tables(h)
-        memo = self.hard_memo_for(budget)
-        return _search_hard_drop_counts(
-            bits, h, counts8, budget, *tables, *self.order_tables(h), memo, self.hard_stamp, self.hard_stack
-        )
+        with KERNEL_LOCK:
+            tables = self._tables.get(h) or self.tables(h)
+            memo = self.hard_memo_for(budget)
+            return _search_hard_drop_counts(
+                bits, h, counts8, budget, *tables, *self.order_tables(h), memo, self.hard_stamp, self.hard_stack
+            )
 
     def run_counts(self, bits: int, h: int, counts8: int, budget: int) -> int:
-        tables = self._tables.get(h) or self.tables(h)
-        return _search_counts(bits, h, counts8, budget, *tables, self.memo, self.fill, self.stack)
+        with KERNEL_LOCK:
+            tables = self._tables.get(h) or self.tables(h)
+            return _search_counts(bits, h, counts8, budget, *tables, self.memo, self.fill, self.stack)
 
     def run(self, bits: int, h: int, packed: int, need: int, budget: int) -> int:
-        tables = self._tables.get(h) or self.tables(h)
-        return _search(bits, h, packed, need, budget, *tables, self.memo, self.fill, self.stack)
+        with KERNEL_LOCK:
+            tables = self._tables.get(h) or self.tables(h)
+            return _search(bits, h, packed, need, budget, *tables, self.memo, self.fill, self.stack)
 
 
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62

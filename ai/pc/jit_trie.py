@@ -25,7 +25,7 @@ from numba import njit
 
 from ai.pc import jit_placements, jit_search, jit_table, jit_tiling
 from ai.pc.jit_search import MAX_CHILDREN, TILING_BUDGET, _children, _walls_ok
-from ai.pc.jit_table import get, popcount, put, reset
+from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset
 from ai.pc.jit_tiling import _search_counts
 from ai.pc.percent import kept
 
@@ -442,6 +442,10 @@ class TrieKernel:
 
     def run(self, bits: int, h: int, held, node, wanted: int) -> int:
         """ai.pc.percent.TrieSearch.run, compiled."""
+        with KERNEL_LOCK:  # the memo, arena, stack and scratch rows are the process's until it returns
+            return self._run(bits, h, held, node, wanted)
+
+    def _run(self, bits: int, h: int, held, node, wanted: int) -> int:
         memory = self.memory
         memory.add(node)
         if memory.generation != self.shared.generation:  # the ids started over: this id may be another's now

@@ -90,6 +90,7 @@ class MoveGenerator:
         self._compiled: dict[int, tuple | None] = {}  # piece -> (ai.pc.jit_placements, its tables)
         self._out: tuple[Any, Any, Any] | None = None  # output buffers of the compiled kernel (numpy arrays)
         self._work: Any = None  # its work arrays (ai.pc.jit_placements.scratch)
+        self._lock: Any = None  # ai.pc.jit_table.KERNEL_LOCK, which guards them
         self._turns, self._into = _kick_deltas(rules)
 
     def key(self) -> tuple:
@@ -143,10 +144,10 @@ class MoveGenerator:
                 compiled, tables = kernel
                 assert self._out is not None  # made with the tables
                 out_mask, out_sid, out_hard = self._out
-                n = compiled.placements_into(
-                    bits, h, *tables, self.soft_drop and has_overhang(bits, h), out_mask, out_sid, out_hard, self._work
-                )
-                return dict(zip(out_mask[:n].tolist(), zip(out_sid[:n].tolist(), out_hard[:n].tolist())))
+                with self._lock:  # the output and work arrays are this generator's, shared by threads
+                    overhang = self.soft_drop and has_overhang(bits, h)
+                    n = compiled.placements_into(bits, h, *tables, overhang, out_mask, out_sid, out_hard, self._work)
+                    return dict(zip(out_mask[:n].tolist(), zip(out_sid[:n].tolist(), out_hard[:n].tolist())))
         return self.python_placements(bits, h, piece)
 
     def _kernel_tables(self, piece: int):
@@ -155,6 +156,7 @@ class MoveGenerator:
         if found is None and piece not in self._compiled:
             try:
                 from ai.pc import jit_placements
+                from ai.pc.jit_table import KERNEL_LOCK
             except ImportError:
                 self._compiled[piece] = None
                 return None
@@ -199,6 +201,7 @@ class MoveGenerator:
             if self._out is None:
                 self._out = (np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.bool_))
                 self._work = jit_placements.scratch()
+                self._lock = KERNEL_LOCK
         return found
 
     def python_placements(self, bits: Bitboard, h: int, piece: int) -> dict[Bitboard, tuple[int, bool]]:
