@@ -23,7 +23,7 @@ import ai.pc.tiling
 from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
 from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset, reset_if_half_full
-from ai.pc.jit_tiling import _search_counts, _search_hard_drop_counts
+from ai.pc.jit_tiling import state_test
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
 MAX_CHILDREN = 1024  # placements of one piece in one field (the placement kernel's buffer size)
@@ -182,43 +182,7 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
     counts = suffix8[idx] - suffix8[end]
     if held >= 0:
         counts += 1 << (8 * held)
-    t_starts, t_pieces, t_masks, t_columns, t_region, tile_memo, tile_fill, tile_stack = tiles
-    if soft:
-        answer = _search_counts(
-            bits,
-            h,
-            counts,
-            TILING_BUDGET,
-            t_starts[h],
-            t_pieces[h],
-            t_masks[h],
-            t_columns[h],
-            t_region[h],
-            tile_memo,
-            tile_fill,
-            tile_stack,
-        )
-    else:  # the hard-drop test implies the order-free one
-        o_rows, o_skipped, o_shadows, o_cover_starts, o_cover_index, hard_memo, hard_stamp, hard_stack = orders
-        answer = _search_hard_drop_counts(
-            bits,
-            h,
-            counts,
-            TILING_BUDGET,
-            t_starts[h],
-            t_pieces[h],
-            t_masks[h],
-            t_columns[h],
-            t_region[h],
-            o_rows[h],
-            o_skipped[h],
-            o_shadows[h],
-            o_cover_starts[h],
-            o_cover_index[h],
-            hard_memo,
-            hard_stamp,
-            hard_stack,
-        )
+    answer = state_test(bits, h, counts, TILING_BUDGET, soft, tiles, orders)
     if answer == 0:
         reset_if_half_full(dead_table, dead_fill)
         put(dead_table, dead_fill, a, code, 0, 0)

@@ -498,11 +498,62 @@ class Kernel:
             return _search(bits, h, packed, need, budget, *tables, self.memo, self.fill, self.stack)
 
 
+@njit(cache=True, nogil=True)
+def state_test(bits, h, counts8, budget, soft, tiles, orders):
+    """The PC searches' test of a state (1 coverable, 0 not, 2 unknown): order-free with soft drop; with hard
+    drops only, in an order of row clears (tiling.hard_drop_tileable_counts8, which implies the order-free one).
+    `tiles` and `orders` are the tables indexed by h with the memos, as ai.pc.jit_search.Kernel passes them."""
+    t_starts, t_pieces, t_masks, t_columns, t_region, tile_memo, tile_fill, tile_stack = tiles
+    if soft:
+        return _search_counts(
+            bits,
+            h,
+            counts8,
+            budget,
+            t_starts[h],
+            t_pieces[h],
+            t_masks[h],
+            t_columns[h],
+            t_region[h],
+            tile_memo,
+            tile_fill,
+            tile_stack,
+        )
+    o_rows, o_skipped, o_shadows, o_cover_starts, o_cover_index, hard_memo, hard_stamp, hard_stack = orders
+    return _search_hard_drop_counts(
+        bits,
+        h,
+        counts8,
+        budget,
+        t_starts[h],
+        t_pieces[h],
+        t_masks[h],
+        t_columns[h],
+        t_region[h],
+        o_rows[h],
+        o_skipped[h],
+        o_shadows[h],
+        o_cover_starts[h],
+        o_cover_index[h],
+        hard_memo,
+        hard_stamp,
+        hard_stack,
+    )
+
+
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 
 
 jit_table.forget_stale_cache(
     "jit_tiling",
-    [_first_empty, _search, _search_counts, _every_cell_coverable, _search_hard_drop, _search_hard_drop_counts],
+    [
+        _first_empty,
+        _search,
+        _search_counts,
+        _every_cell_coverable,
+        _search_hard_drop,
+        _search_hard_drop_counts,
+        state_test,
+    ],
     [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS, ROW_SET and MIRROR_OF
 )

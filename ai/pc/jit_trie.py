@@ -1,6 +1,6 @@
 """`ai.pc.percent.TrieSearch`'s search compiled with numba: the same memoised search over (field, buffer piece,
-trie node), the same pruning (pieces left, column walls, the tiling test for the node and for each class of
-leaves), the same placements in the same order, so it wins the same leaves (tests compare the two).
+trie node), the same pruning (pieces left, column walls, the state test of ai.pc.search for the node and for each
+class of leaves), the same placements in the same order, so it wins the same leaves (tests compare the two).
 
 Leaf sets are bitsets in rows of int64 words (a node's leaves in its own numbering, as in the Python search):
 - the trie is flattened into arrays (`_trie_tables`, rows by Node.ident): per node its leaf count, the most of
@@ -26,7 +26,7 @@ from numba import njit
 from ai.pc import jit_placements, jit_search, jit_table, jit_tiling
 from ai.pc.jit_search import MAX_CHILDREN, TILING_BUDGET, _children, _walls_ok
 from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset
-from ai.pc.jit_tiling import _search_counts
+from ai.pc.jit_tiling import state_test
 from ai.pc.percent import kept
 
 DEPTH = 18  # frames: at most 15 placements, plus the leaf step with hold
@@ -135,23 +135,9 @@ def _store(a, b, won, decided, n, memo, memo_fill, arena, arena_fill):
 
 
 @njit(cache=True, nogil=True)
-def _tileable(bits, h, counts8, tiles):
-    t_starts, t_pieces, t_masks, t_columns, t_region, tile_memo, tile_fill, tile_stack = tiles
-    answer = _search_counts(
-        bits,
-        h,
-        counts8,
-        TILING_BUDGET,
-        t_starts[h],
-        t_pieces[h],
-        t_masks[h],
-        t_columns[h],
-        t_region[h],
-        tile_memo,
-        tile_fill,
-        tile_stack,
-    )
-    return answer != 0  # 2: the budget ran out, unknown
+def _tileable(bits, h, counts8, soft, tiles):
+    """The searches' state test (ai.pc.jit_tiling.state_test); tiles = (order-free tables, hard-drop tables)."""
+    return state_test(bits, h, counts8, TILING_BUDGET, soft, tiles[0], tiles[1]) != 0  # 2: unknown, may be
 
 
 @njit(cache=True, nogil=True)
@@ -207,7 +193,7 @@ def _open(d, bits, h, held, node, frames, trie, config, memory, scratch, moves, 
         if not (
             needed <= max_sum[node] + (1 if held >= 0 else 0)
             and _walls_ok(bits, h, walls[0], walls[1])
-            and _tileable(bits, h, pieces8, tiles)
+            and _tileable(bits, h, pieces8, soft, tiles)
         ):
             _ones(decided[d], count)
             _store(a, b, won[d], decided[d], n, memo, memo_fill, arena, arena_fill)
@@ -221,7 +207,7 @@ def _open(d, bits, h, held, node, frames, trie, config, memory, scratch, moves, 
             pieces8 = k8[c]
             if held >= 0:
                 pieces8 += 1 << (8 * held)
-            if not _tileable(bits, h, pieces8, tiles):
+            if not _tileable(bits, h, pieces8, soft, tiles):
                 at = k_at[c]
                 for i in range(n):
                     want[d, i] &= ~k_pool[at + i]
@@ -460,7 +446,10 @@ class TrieKernel:
         moves = (k.p_tables, *k.shared.out, k.shared.cache, k.shared.cache_fill, k.shared.arena, k.shared.arena_fill)
         moves = (*moves, k.shared.work)
         tiling = k._tiling
-        tiles = (*k.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
+        tiles = (
+            (*k.tiles_tables, tiling.memo, tiling.fill, tiling.stack),
+            (*k.order_tables, tiling.hard_memo_for(TILING_BUDGET), tiling.hard_stamp, tiling.hard_stack),
+        )
         config = (search.use_hold, search.gen.soft_drop, memory.search_id, k.ident)
         state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
         ctl = state[4]

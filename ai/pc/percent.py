@@ -29,7 +29,7 @@ from typing import Any
 
 from ai.pc.field import walls_ok
 from ai.pc.movegen import MoveGenerator
-from ai.pc.tiling import tileable
+from ai.pc.tiling import hard_drop_tileable_counts8, tileable
 from game.board import WIDTH, Bitboard
 from game.pieces import Piece
 
@@ -185,7 +185,13 @@ class TrieSearch:
     def viable(self, bits: Bitboard, h: int, node: Node, held: Piece | None) -> bool:
         needed = (WIDTH * h - bits.bit_count()) // 4
         left = sum(node.max_counts) + (held is not None)
-        return needed <= left and walls_ok(bits, h) and tileable(bits, h, self._counts(node, held))
+        return needed <= left and walls_ok(bits, h) and self._tileable(bits, h, self._counts(node, held))
+
+    def _tileable(self, bits: Bitboard, h: int, counts: tuple[int, ...]) -> bool:
+        """The state test of ai.pc.search: order-free, or with hard drops only in an order of row clears."""
+        if self.gen.soft_drop:
+            return tileable(bits, h, counts)
+        return hard_drop_tileable_counts8(bits, h, sum(min(c, 255) << (8 * p) for p, c in enumerate(counts)))
 
     def run(self, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int | None = None) -> int:
         """Leaves below `node` for which a PC exists from this state (held = the buffer piece, see module doc).
@@ -239,7 +245,7 @@ class TrieSearch:
             if leaves & wanted:
                 if held is not None:
                     counts = counts[:held] + (counts[held] + 1,) + counts[held + 1 :]
-                if not tileable(bits, h, counts):
+                if not self._tileable(bits, h, counts):
                     wanted &= ~leaves
         if not wanted:
             self.memo[key] = (won, decided | asked)
