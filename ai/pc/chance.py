@@ -154,7 +154,8 @@ def _futures(
     return list(sample.items()), True
 
 
-def pc_chance(
+@gc_paused()  # (a context manager made by contextlib also decorates)
+def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/score closures); split apart, they would pass a dozen values around
     board: Board | Bitboard,
     current: Piece,
     queue: list[Piece],
@@ -175,39 +176,6 @@ def pc_chance(
     hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself.
     should_stop: asked every few milliseconds, as the budget is; True ends the search (the result is then
     approximate, as when the budget runs out)."""
-    with gc_paused():
-        return _pc_chance(
-            board,
-            current,
-            queue,
-            hold,
-            randomizer_state,
-            randomizer,
-            rules,
-            lines,
-            budget_ms,
-            soft_drop,
-            use_hold,
-            hold_spent,
-            should_stop,
-        )
-
-
-def _pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/score closures); split apart, they would pass a dozen values around
-    board,
-    current,
-    queue,
-    hold,
-    randomizer_state,
-    randomizer,
-    rules,
-    lines,
-    budget_ms,
-    soft_drop,
-    use_hold,
-    hold_spent,
-    should_stop,
-) -> ChanceResult:
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
