@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import json
 import statistics
 import subprocess
@@ -176,6 +177,8 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
 
     rules = Rules.named("srs")
     rng = make_randomizer("7bag", 0)
+    # trees before 659ed35 searched the worker's chance in rounds, the first within the PC request's budget
+    rounds = {"first_budget_ms": 150.0} if "first_budget_ms" in inspect.signature(exact_chance).parameters else {}
     positions = []
     for seed in seeds:
         positions += [(seed, p) for p in loop_positions(seed, rules=rules)]
@@ -187,7 +190,7 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
             last_seed = seed
         started = time.thread_time()
         if live:
-            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True)
+            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True, **rounds)
         else:
             result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
         times.append((time.thread_time() - started) * 1000)
