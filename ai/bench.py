@@ -439,7 +439,7 @@ def run(args: argparse.Namespace) -> int:
         rows, workers = _play_all(args, features, lookahead)
     except cluster.BackendError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1 if isinstance(error, cluster.WorkerFailed) else 2
+        return error.exit_status
     except KeyboardInterrupt:
         print("interrupted: the workers are stopped; no games reported", file=sys.stderr)
         return 130

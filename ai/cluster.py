@@ -43,11 +43,15 @@ PROBE_SECONDS = 5.0
 
 
 class BackendError(RuntimeError):
-    """The backend could not start (exit status 2: the address, the workers asked for); one line for the CLI."""
+    """The backend could not start (the address, the workers asked for); one line for the CLI."""
+
+    exit_status = 2  # the commands' exit status for it
 
 
 class WorkerFailed(BackendError):
-    """A worker failed beyond what restarts cover (exit status 1); one line for the CLI."""
+    """A worker failed beyond what restarts cover; one line for the CLI."""
+
+    exit_status = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, with_workers: bool = False) -> None:

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         reviews = _review_all(args, tasks, report)
     except cluster.BackendError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1 if isinstance(error, cluster.WorkerFailed) else 2
+        return error.exit_status
     except KeyboardInterrupt:
         done = report.printed if report is not None else 0
         print(f"interrupted: the workers are stopped; {done} of {len(tasks)} replays reported", file=sys.stderr)

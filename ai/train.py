@@ -502,7 +502,7 @@ def run(args: argparse.Namespace) -> int:
         failed = isinstance(error, cluster.WorkerFailed)
         hint = f"; --resume {_checkpoint_path(args)} continues" if failed and _checkpoint_path(args).exists() else ""
         print(f"error: {error}{hint}", file=sys.stderr)
-        return 1 if failed else 2
+        return error.exit_status
     except (ValueError, OSError) as error:
         print(f"error: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2

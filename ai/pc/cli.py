@@ -248,7 +248,7 @@ def _run_percent(args, bits, rules, held, use_hold, soft) -> int:
         result = _percent_on_backend(args, bits, pattern, cut, keep, work, options, shown_failures)
     except cluster.BackendError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1 if isinstance(error, cluster.WorkerFailed) else 2
+        return error.exit_status
     except KeyboardInterrupt:
         print("interrupted: the workers are stopped; no result", file=sys.stderr)
         return 130
