@@ -362,6 +362,16 @@ class Kernel:
         with KERNEL_LOCK:  # the shared tables, stack and placement arena are this call's until it returns
             return self._run(bits, h, queue, idx, held, use_hold, soft, clock)
 
+    def arrays(self) -> tuple[tuple, tuple]:
+        """(moves, (tiles, orders)): the placement generator's tables, cache and arena, and the two tiling
+        tests' tables and memos, as the kernels take them (jit_tiling.state_test; this search and jit_trie's)."""
+        shared = self.shared
+        tiling = self._tiling
+        moves = (self.p_tables, *shared.out, shared.cache, shared.cache_fill, shared.arena, shared.arena_fill)
+        tiles = (*self.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
+        orders = (*self.order_tables, tiling.hard_memo_for(TILING_BUDGET), tiling.hard_stamp, tiling.hard_stack)
+        return (*moves, shared.work), (tiles, orders)
+
     def _run(self, bits: int, h: int, queue: list[int], idx: int, held: int, use_hold: bool, soft: bool, clock):
         n = len(queue)
         suffix8 = np.zeros(n + 1, np.int64)
@@ -369,18 +379,7 @@ class Kernel:
             suffix8[i] = suffix8[i + 1] + (1 << (8 * queue[i]))
         problem = (np.array(queue or [0], np.int64), n, use_hold, soft, suffix8, self.ident)
         shared = self.shared
-        moves = (
-            self.p_tables,
-            *shared.out,
-            shared.cache,
-            shared.cache_fill,
-            shared.arena,
-            shared.arena_fill,
-            shared.work,
-        )
-        tiling = self._tiling
-        tiles = (*self.tiles_tables, tiling.memo, tiling.fill, tiling.stack)
-        orders = (*self.order_tables, tiling.hard_memo_for(TILING_BUDGET), tiling.hard_stamp, tiling.hard_stack)
+        moves, (tiles, orders) = self.arrays()
         dead = (shared.dead, shared.dead_fill)
         ctl = np.zeros(3, np.int64)
         slice_nodes = SLICE_NODES if clock is not None else 1 << 62

@@ -421,7 +421,7 @@ class TrieKernel:
         self.shared = _SHARED[0]
         self.search = search
         self.searcher_kernel = searcher_kernel
-        key = search.memo_key()
+        key = search.memo_key
         self.memory = _Memory() if key is None else kept(self.shared.memories, key, _Memory)
         if search.trie is not None:
             self.memory.add(search.trie.root)
@@ -438,18 +438,12 @@ class TrieKernel:
             memory.search_id = self.shared.new_id()
             memory.generation = self.shared.generation
         trie = memory.tables()
-        words = _words_of(node.count)
+        words = _words(node.count)
         search = self.search
         k = self.searcher_kernel
         shared = self.shared
         scratch = shared.scratch(int(trie[1].max()))
-        moves = (k.p_tables, *k.shared.out, k.shared.cache, k.shared.cache_fill, k.shared.arena, k.shared.arena_fill)
-        moves = (*moves, k.shared.work)
-        tiling = k._tiling
-        tiles = (
-            (*k.tiles_tables, tiling.memo, tiling.fill, tiling.stack),
-            (*k.order_tables, tiling.hard_memo_for(TILING_BUDGET), tiling.hard_stamp, tiling.hard_stack),
-        )
+        moves, tiles = k.arrays()
         config = (search.use_hold, search.gen.soft_drop, memory.search_id, k.ident)
         state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
         ctl = state[4]
@@ -500,10 +494,6 @@ class _Memory:
         if self._tables is None:
             self._tables = _trie_tables(self.nodes)
         return self._tables
-
-
-def _words_of(count: int) -> int:
-    return (count + 63) >> 6
 
 
 def _trie_tables(by_ident: dict) -> tuple:

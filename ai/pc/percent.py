@@ -143,19 +143,15 @@ class TrieSearch:
     nodes: int = 0
     truncated: bool = False  # the time budget ran out: every answer since is a lower bound
     memo: dict = field(default_factory=dict)
+    memo_key: tuple | None = field(default=None, init=False)  # set from the trie (see __post_init__)
     _kernel: Any = None  # ai.pc.jit_trie.TrieKernel, made on first use (False: numba is not there)
 
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
-        key = self.memo_key()
-        if key is not None:
-            self.memo = kept(_MEMOS, key, dict)
-
-    def memo_key(self) -> tuple | None:
-        """What the memo's entries depend on besides the state: rules and drop, hold, the trie's sequences."""
-        if self.trie is None:
-            return None
-        return (self.gen.key(), self.use_hold, tuple(self.trie.sequences))
+        # what the memo's entries depend on besides the state: rules and drop, hold, the trie's sequences
+        self.memo_key = None if self.trie is None else (self.gen.key(), self.use_hold, tuple(self.trie.sequences))
+        if self.memo_key is not None:
+            self.memo = kept(_MEMOS, self.memo_key, dict)
 
     @property
     def deadline(self) -> float | None:
