@@ -190,32 +190,13 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
             last_seed = seed
         started = time.thread_time()
         if live:
-            result = exact_chance(_snapshot(pos, rules), pos.lines, soft_drop=True, **rounds)
+            result = exact_chance(pos.snapshot(rules), pos.lines, soft_drop=True, **rounds)
         else:
             result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
         times.append((time.thread_time() - started) * 1000)
         exact += result is not None and not result.approximate
         ids.append(f"s{seed}pc{pos.pc}k{pos.placed}")
     return {"times": times, "solvable": exact, "ids": ids}
-
-
-def _snapshot(pos, rules):
-    """The worker's view of a loop position (a 7-bag game, hold not used for the piece in play)."""
-    from ai.protocol import Snapshot
-    from game.board import Board
-
-    return Snapshot(
-        board=Board.from_bits(pos.field),
-        current=pos.current,
-        queue=pos.queue,
-        hold=pos.hold,
-        hold_used=False,
-        b2b=0,
-        combo=0,
-        rules=rules,
-        randomizer="7bag",
-        randomizer_state=pos.bag_state,
-    )
 
 
 def _patterns_group() -> dict:
@@ -354,8 +335,7 @@ def main() -> int:
         (Path(tmp.name) / "shared").symlink_to(ROOT.parent / "shared")
         # this bench (and the loop positions it uses) run against the old package
         (old / "bench" / "pc.py").write_text(Path(__file__).read_text())
-        if not (old / "ai" / "pc" / "loop.py").exists():
-            (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
+        (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
         trees = [(args.against[:7], old), ("this", ROOT)]
     rows = _rows()
     warm = {

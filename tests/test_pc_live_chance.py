@@ -9,8 +9,6 @@ import pytest
 from ai.pc.chance import pc_chance
 from ai.pc.loop import loop_positions
 from ai.pc_service import exact_chance
-from ai.protocol import Snapshot
-from game.board import Board
 from game.randomizer import make_randomizer
 from game.rules import Rules
 
@@ -21,12 +19,6 @@ RULES = Rules.named("srs")
 
 def _positions(seed: int, wanted: set[tuple[int, int]]) -> list:
     return [pos for pos in loop_positions(seed, pcs=3, rules=RULES) if (pos.pc, pos.placed) in wanted]
-
-
-def _snapshot(pos) -> Snapshot:
-    return Snapshot(
-        Board.from_bits(pos.field), pos.current, pos.queue, pos.hold, False, 0, 0, RULES, "7bag", pos.bag_state
-    )
 
 
 class _Asked:
@@ -48,7 +40,7 @@ def test_the_worker_chance_is_the_exact_one_and_asks_for_newer_questions_all_alo
             pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES
         )
         asked = _Asked()
-        live = exact_chance(_snapshot(pos), pos.lines, soft_drop=True, should_stop=asked)
+        live = exact_chance(pos.snapshot(RULES), pos.lines, soft_drop=True, should_stop=asked)
         assert live is not None and not live.approximate
         assert (live.chance, live.best_placement) == (exact.chance, exact.best_placement)
         assert asked.calls > 0
@@ -58,5 +50,5 @@ def test_a_newer_question_ends_the_chance_with_no_answer() -> None:
     (pos,) = _positions(2, {(3, 1)})
     for stop_at in (1, 5, 40):
         asked = _Asked(stop_at)
-        assert exact_chance(_snapshot(pos), pos.lines, soft_drop=True, should_stop=asked) is None
+        assert exact_chance(pos.snapshot(RULES), pos.lines, soft_drop=True, should_stop=asked) is None
         assert asked.calls == stop_at  # it stopped at the first True, without searching on

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from ai.pc.api import solve
 from ai.pc.field import clear_full_rows
-from game.board import Bitboard
+from ai.protocol import Snapshot
+from game.board import Bitboard, Board
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
 
@@ -31,6 +32,21 @@ class LoopPosition:
     queue: tuple[Piece, ...]  # previews
     hold: Piece | None
     bag_state: tuple[Piece, ...]  # 7-bag randomizer state after the previews were dealt
+
+    def snapshot(self, rules: Rules) -> Snapshot:
+        """The position as the worker is asked about it (hold not pressed yet for the piece in play)."""
+        return Snapshot(
+            board=Board.from_bits(self.field),
+            current=self.current,
+            queue=self.queue,
+            hold=self.hold,
+            hold_used=False,
+            b2b=0,
+            combo=0,
+            rules=rules,
+            randomizer="7bag",
+            randomizer_state=self.bag_state,
+        )
 
 
 def bag_stream(seed: int, bags: int) -> list[Piece]:
