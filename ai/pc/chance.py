@@ -199,7 +199,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     # With a budget the whole search stops at the deadline and the result says it is approximate.
     # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
     # budget or a newer question, or the position back) goes on from what was proved
-    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie)
+    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie, should_stop=should_stop)
 
     # the buffer model's start state (see ai.pc.search): held piece and trie node
     held: Piece | None
@@ -230,7 +230,6 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     searcher = searcher_for(rules, soft_drop)
     deadline = None if budget_ms is None else started + budget_ms / 1000
     search.set_deadline(deadline)
-    search.should_stop = should_stop
 
     def weight(leaves: int) -> float:
         total = []
