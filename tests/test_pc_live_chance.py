@@ -34,8 +34,9 @@ class _Asked:
 
 
 def test_the_worker_chance_is_the_exact_one_and_asks_for_newer_questions_all_along() -> None:
-    # seed 2's 3rd PC after one placement: about half a second of search, hundreds of steps
-    for pos in _positions(2, {(3, 0), (3, 1), (1, 0)}):
+    # seed 2's 3rd PC after one placement: about half a second of search, hundreds of steps (the 1st PC's first
+    # position is the opening table's, answered without a search: its third is searched)
+    for pos in _positions(2, {(3, 0), (3, 1), (1, 2)}):
         exact = pc_chance(
             pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES
         )

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ai.pc import opening
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.percent import Node, Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for, step_of
@@ -117,7 +118,8 @@ def store_for(rules: Rules, soft_drop: bool = True) -> ArrangementStore:
 class ChanceResult:
     chance: float  # probability of a PC after the best next placement
     best_placement: Step | None
-    # next placements with their chance, best first (once one wins every winnable future the rest are not scored)
+    # next placements with their chance, best first (once one wins every winnable future the rest are not scored;
+    # an answer from the opening table has the best one only)
     placements: list[tuple[Step, float]] = field(default_factory=list)
     futures: int = 0  # queues considered
     approximate: bool = False
@@ -154,6 +156,41 @@ def _futures(
     return list(sample.items()), True
 
 
+def _from_table(
+    answer: opening.Answer,
+    bits: Bitboard,
+    current: Piece,
+    randomizer,
+    state,
+    unknown: int,
+    rules: Rules,
+    soft_drop: bool,
+    started: float,
+) -> ChanceResult:
+    """The opening table's answer as the search gives it: the chance summed from the futures' probabilities as
+    the search sums them (all equal under a 7-bag), and the best placement as a step."""
+    futures, _ = _futures(randomizer, state, unknown)
+    weights = [prob for _, prob in futures]
+    if len(weights) != opening.FUTURES or len(set(weights)) != 1:
+        raise RuntimeError("the opening table's question has other futures than the table was made for")
+    chance = math.fsum(weights[: answer.count])
+    best = None
+    if answer.count:
+        for child in searcher_for(rules, soft_drop).gen.children(bits, opening.LINES, answer.piece):
+            if child.mask == answer.mask:
+                best = step_of(answer.piece, child, hold=answer.piece != current)
+                break
+        else:
+            raise RuntimeError("the opening table names a placement the move generator does not offer")
+    return ChanceResult(
+        chance=chance,
+        best_placement=best,
+        placements=[(best, chance)] if best else [],
+        futures=len(weights),
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
 @gc_paused()  # (a context manager made by contextlib also decorates)
 def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/score closures); split apart, they would pass a dozen values around
     board: Board | Bitboard,
@@ -170,12 +207,15 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     use_hold: bool = True,
     hold_spent: bool = False,
     should_stop: Callable[[], bool] | None = None,
+    table: bool = True,
 ) -> ChanceResult:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
 
     hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself.
     should_stop: asked every few milliseconds, as the budget is; True ends the search (the result is then
-    approximate, as when the budget runs out)."""
+    approximate, as when the budget runs out).
+    table: answer the first position of a 7-bag game from the opening table (ai.pc.opening) when it is that
+    question; False always searches (the table's own making, and tests comparing the two)."""
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
@@ -186,6 +226,22 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     need = empty // 4
     length = need + 1 - (hold is not None) if use_hold else need
     unknown = max(0, length - len(known))
+    if table:
+        answer = opening.lookup(
+            bits,
+            lines,
+            known[0],
+            known[1:],
+            hold,
+            randomizer_state,
+            randomizer,
+            rules,
+            soft_drop=soft_drop,
+            use_hold=use_hold,
+            hold_spent=hold_spent,
+        )
+        if answer is not None:
+            return _from_table(answer, bits, known[0], randomizer, randomizer_state, unknown, rules, soft_drop, started)
     # Every future is listed whatever the budget (a short budget must not turn an exact answer into a sample;
     # it ends the search instead, and the result then says it is approximate).
     limit = MAX_FUTURES

@@ -1,0 +1,186 @@
+"""The opening tables: the live PC chance at the first two positions of a 7-bag game, looked up, not searched.
+
+At a game's first position the field is empty, hold is empty and not pressed, and the piece in play with the
+five previews are the first six pieces of the bag, so its seventh is known and the four pieces after it (the
+next bag's: 840 orders) are not. With the first piece placed as advised, the next position still has 840
+futures. These are the live chance's hardest questions (up to ~1.5 s of search: bench/pc.py --groups
+opening), every game and every PC-practice start asks them, and there are only 5,040 bag orders.
+`scripts/make_opening_table.py` answers each with `ai.pc.chance.pc_chance` and writes `opening_<rules>.txt`;
+`pc_chance` answers from it when the question is exactly one of the table's (rules with a table, told apart by
+their cache key; soft drop, hold, 4 lines, 7-bag), and searches otherwise.
+
+A line of the table: the bag's order, then for each of the two positions how many of the 840 futures keep a PC
+after the best next placement, and that placement (piece and cells; hold is pressed when the piece is not the one
+in play). The first position with hold pressed as advised is answered from the first answer too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from game.board import Bitboard
+from game.pieces import ALL_PIECES, Piece
+from game.rules import Rules
+
+LINES = 4
+FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
+# the rules there are tables for, by name (file opening_<name>.txt beside this module): SRS with 180 is the
+# game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice
+RULES = {
+    "srs": Rules.named("srs"),
+    "srs-180": Rules.named("srs", allow_180=True),
+    "srsplus-180": Rules.named("srs+", allow_180=True),
+}
+
+
+def table_path(name: str) -> Path:
+    return Path(__file__).with_name(f"opening_{name}.txt")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The chance at one position: how many of the FUTURES keep a PC after the best next placement (`piece` on
+    the cells `mask` of the field as it is; hold is pressed when `piece` is not the piece in play)."""
+
+    count: int
+    piece: Piece
+    mask: Bitboard
+
+
+@dataclass(frozen=True)
+class Entry:
+    order: tuple[Piece, ...]  # the first bag, piece in play first
+    first: Answer  # at the game's first position
+    # at the position after `first` when it is played without hold: the next five pieces are the rest of the
+    # bag, so that position is known too (None when `first` holds: the next piece shown is not known then)
+    second: Answer | None
+
+
+def rules_key(rules: Rules) -> str:
+    """A short fingerprint of the rules' placement-affecting switches (the table holds only for these)."""
+    return hashlib.sha1(repr(rules.cache_key()).encode()).hexdigest()[:16]
+
+
+def order_text(order: tuple[Piece, ...]) -> str:
+    return "".join(piece.name for piece in order)
+
+
+def _answer_text(answer: Answer | None) -> str:
+    return "- - -" if answer is None else f"{answer.count} {answer.piece.name} {answer.mask:#x}"
+
+
+def format_entry(entry: Entry) -> str:
+    return f"{order_text(entry.order)} {_answer_text(entry.first)} {_answer_text(entry.second)}"
+
+
+def _parse_answer(count: str, piece: str, mask: str) -> Answer | None:
+    return None if count == "-" else Answer(int(count), Piece[piece], int(mask, 16))
+
+
+def parse_entry(line: str) -> Entry:
+    order, *fields = line.split()
+    first = _parse_answer(*fields[:3])
+    if first is None:
+        raise ValueError(f"opening table line without a first answer: {line!r}")
+    return Entry(tuple(Piece[c] for c in order), first, _parse_answer(*fields[3:6]))
+
+
+def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
+    header = [
+        "# The live PC chance at the first two positions of a 7-bag game (see ai/pc/opening.py).",
+        "# Made by scripts/make_opening_table.py; do not edit by hand.",
+        f"# rules {rules_key(rules)}",
+    ]
+    path.write_text("\n".join(header + sorted(lines)) + "\n")
+
+
+def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:
+    """The entries of a table file, or {} when it is missing or was made under other rules than `rules` (then
+    every opening is searched, as any other position)."""
+    if not path.exists():
+        return {}
+    text = path.read_text().splitlines()
+    if f"# rules {rules_key(rules)}" not in text:
+        return {}
+    entries = (parse_entry(line) for line in text if line and not line.startswith("#"))
+    return {entry.order: entry for entry in entries}
+
+
+@cache
+def _tables() -> dict[str, dict[tuple[Piece, ...], Entry]]:
+    """Every shipped table, by its rules' fingerprint."""
+    return {rules_key(rules): load_table(table_path(name), rules) for name, rules in RULES.items()}
+
+
+def load_all() -> int:
+    """Read the shipped tables now (the first look-up would otherwise pay for it); the entries read."""
+    return sum(len(table) for table in _tables().values())
+
+
+def lookup(
+    bits: Bitboard,
+    lines: int,
+    current: Piece,
+    queue: tuple[Piece, ...],
+    hold: Piece | None,
+    randomizer_state,
+    randomizer,
+    rules: Rules,
+    *,
+    soft_drop: bool,
+    use_hold: bool,
+    hold_spent: bool,
+) -> Answer | None:
+    """The table's answer when this is exactly one of the table's questions, else None."""
+    if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
+        return None
+    state = tuple(randomizer_state)
+    shown = (Piece(current), *(Piece(p) for p in queue))
+    if len(set(shown)) != 6 or hold in shown:
+        return None
+    table = _tables().get(rules_key(rules))
+    if not table:
+        return None
+    if hold is None and not hold_spent:
+        if not bits and len(state) == 1:  # the first position: the bag's seventh piece is the one left in it
+            entry = table.get((*shown, Piece(state[0])))
+            return entry.first if entry is not None else None
+        if bits and not state:  # the second: the first piece is the one not shown, placed as the table said
+            (placed,) = set(ALL_PIECES) - set(shown)
+            entry = table.get((placed, *shown))
+            if entry is not None and entry.second is not None and entry.first.mask == bits:
+                return entry.second
+    elif hold is not None and hold_spent and not bits and not state:
+        # the first position with hold pressed: when the table's advice was to hold and place the piece now in
+        # play, the best of that piece's placements is the best of all, so its answer holds as it is
+        entry = table.get((Piece(hold), *shown))
+        if entry is not None and entry.first.piece == shown[0]:
+            return entry.first
+    return None
+
+
+def compute_entry(order: tuple[Piece, ...], rules: Rules) -> Entry:
+    """The entry for this bag order under these rules, searched (what the table stores)."""
+    from ai.pc.chance import pc_chance
+    from ai.pc.field import clear_full_rows
+    from game.randomizer import make_randomizer
+
+    randomizer = make_randomizer("7bag", 0)
+
+    def answer(bits: Bitboard, current: Piece, queue: tuple[Piece, ...], state: tuple) -> Answer:
+        result = pc_chance(bits, current, list(queue), None, state, randomizer, rules, LINES, table=False)
+        if result.approximate or result.futures != FUTURES:
+            raise RuntimeError(f"{order_text(order)}: no exact chance over {FUTURES} futures")
+        best = result.best_placement
+        if best is None:
+            return Answer(0, current, 0)
+        return Answer(round(result.chance * FUTURES), best.piece, best.mask)
+
+    first = answer(0, order[0], order[1:6], (order[6],))
+    second = None
+    if first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
+        second = answer(first.mask, order[1], order[2:7], ())
+    return Entry(tuple(order), first, second)

@@ -1,0 +1,258 @@
+"""The opening table (ai.pc.opening): the live chance at a 7-bag game's first two positions, looked up.
+
+The table is only as right as the search that made it, so entries are checked three ways: against the search
+(pc_chance without the table), against a count by the single-queue solver future by future for the placement
+the table names, and, through the panel, by a player who starts a PC practice game and follows the advice."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from ai.pc import opening
+from ai.pc.api import solve
+from ai.pc.chance import pc_chance
+from ai.pc.field import clear_full_rows
+from ai.pc.search import searcher_for
+from game.pieces import ALL_PIECES, Piece
+from game.randomizer import make_randomizer
+from game.rules import Rules, SpinRule
+
+SEVEN_BAG = make_randomizer("7bag", 0)
+ORDERS = list(itertools.permutations(ALL_PIECES))
+
+
+def _order(text: str) -> tuple[Piece, ...]:
+    return tuple(Piece[c] for c in text)
+
+
+SRS = opening.RULES["srs"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return opening.load_table(opening.table_path("srs"), SRS)
+
+
+@pytest.mark.parametrize("name", sorted(opening.RULES))
+def test_the_shipped_tables_are_whole_and_made_under_todays_rules(name):
+    """A change to SRS or to what the rules' cache key holds makes load_table refuse the file: this fails then,
+    and scripts/make_opening_table.py must be run again."""
+    table = opening.load_table(opening.table_path(name), opening.RULES[name])
+    assert len(table) == len(ORDERS) == 5040
+    assert set(table) == set(ORDERS)
+    for entry in table.values():
+        assert 0 <= entry.first.count <= opening.FUTURES
+        # the second position is there exactly when the first advice plays the piece in play without hold
+        no_hold = entry.first.piece == entry.order[0] and clear_full_rows(entry.first.mask, 4)[1] == 0
+        assert (entry.second is not None) == (no_hold and entry.first.count > 0)
+        assert opening.parse_entry(opening.format_entry(entry)) == entry
+
+
+def test_a_table_made_under_other_rules_is_not_used(tmp_path, table):
+    path = tmp_path / "table.txt"
+    opening.write_table(path, SRS, [opening.format_entry(e) for e in list(table.values())[:3]])
+    assert len(opening.load_table(path, SRS)) == 3
+    assert opening.load_table(path, opening.RULES["srs-180"]) == {}
+    path.write_text(path.read_text().replace(f"# rules {opening.rules_key(SRS)}", "# rules 0123"))
+    assert opening.load_table(path, SRS) == {}
+    keys = {opening.rules_key(rules) for rules in (SRS, opening.RULES["srs-180"], Rules.named("srs+"))}
+    assert len(keys) == 3
+
+
+def _count_by_single_searches(bits: int, order: tuple[Piece, ...], start: int, answer: opening.Answer) -> int:
+    """Futures (the four pieces after the bag) from which the single-queue solver finds a PC after the named
+    placement, the pieces in play being order[start:]; no trie, no arrangements, no table."""
+    gen = searcher_for(SRS, True).gen
+    (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
+    held = order[start] if answer.piece != order[start] else None
+    rest = order[start + 1 + (held is not None) :]
+    won = 0
+    for future, _ in SEVEN_BAG.sequences(4, ()):
+        queue = (*rest, *future)
+        won += solve(child.field, queue, hold=held, rules=SRS, lines=child.h, verify=False).solvable
+    return won
+
+
+@pytest.mark.parametrize("text", ["TIJLOSZ", "ZSLJTOI", "LSIJOTZ"])
+def test_the_named_placements_keep_the_count_future_by_future(table, text):
+    entry = table[_order(text)]
+    assert _count_by_single_searches(0, entry.order, 0, entry.first) == entry.first.count
+    if entry.second is not None:
+        assert _count_by_single_searches(entry.first.mask, entry.order, 1, entry.second) == entry.second.count
+
+
+def test_sampled_entries_equal_the_search(table):
+    for order in random.Random(2026).sample(ORDERS, 3):
+        searched = opening.compute_entry(order, SRS)
+        stored = table[order]
+        assert searched.first.count == stored.first.count, opening.order_text(order)
+        # several placements may tie for the best; the second position is the one after the table's
+        if searched.first == stored.first:
+            assert searched.second == stored.second or (
+                searched.second is not None
+                and stored.second is not None
+                and searched.second.count == stored.second.count
+            ), opening.order_text(order)
+
+
+def _question(order: tuple[Piece, ...], second: bool = False, **changes):
+    entry = opening.load_table(opening.table_path("srs"), SRS)[order]
+    base = {
+        "bits": entry.first.mask if second else 0,
+        "lines": 4,
+        "current": order[1] if second else order[0],
+        "queue": order[2:7] if second else order[1:6],
+        "hold": None,
+        "randomizer_state": () if second else (order[6],),
+        "randomizer": SEVEN_BAG,
+        "rules": SRS,
+        "soft_drop": True,
+        "use_hold": True,
+        "hold_spent": False,
+    }
+    base.update(changes)
+    return base
+
+
+def _first_order_with_a_second_position() -> tuple[Piece, ...]:
+    table = opening.load_table(opening.table_path("srs"), SRS)
+    return next(order for order in sorted(table) if table[order].second is not None)
+
+
+def test_lookup_answers_its_two_questions_and_no_other():
+    order = _first_order_with_a_second_position()
+    entry = opening.load_table(opening.table_path("srs"), SRS)[order]
+    assert opening.lookup(**_question(order)) == entry.first
+    assert opening.lookup(**_question(order, second=True)) == entry.second
+    others = [
+        {"rules": Rules.named("srs+")},
+        {"rules": Rules.named("srs", allow_180=True, spin_rule=SpinRule.ALL_SPIN)},
+        {"soft_drop": False},
+        {"use_hold": False},
+        {"hold_spent": True},
+        {"hold": Piece.I},
+        {"lines": 2},
+        {"randomizer": make_randomizer("14bag", 0)},
+        {"queue": order[1:5]},
+    ]
+    for change in others:
+        assert opening.lookup(**_question(order, **change)) is None, change
+        assert opening.lookup(**_question(order, second=True, **change)) is None, change
+    # the second position only after the placement the table advised
+    assert opening.lookup(**_question(order, second=True, bits=entry.first.mask << 10)) is None
+
+
+def test_pc_chance_gives_the_tables_answer_as_the_search_gives_it():
+    order = _order("TIJLOSZ")
+    q = _question(order)
+    args = (q["bits"], q["current"], list(q["queue"]), None, q["randomizer_state"], SEVEN_BAG, SRS, 4)
+    looked_up = pc_chance(*args)
+    searched = pc_chance(*args, table=False)
+    assert looked_up.chance == searched.chance  # the same float: the same probabilities summed
+    assert looked_up.futures == searched.futures == opening.FUTURES
+    assert looked_up.best_placement is not None and not looked_up.approximate
+    best = looked_up.best_placement
+    entry = opening.load_table(opening.table_path("srs"), SRS)[order]
+    assert (best.piece, best.mask, best.lines) == (entry.first.piece, entry.first.mask, 0)
+    assert best.hold == (best.piece != order[0])
+    assert looked_up.placements == [(best, looked_up.chance)]
+
+
+@pytest.fixture
+def app(app):
+    """conftest's app, with the AI worker in a thread."""
+    from tests.players import use_thread_worker
+
+    return use_thread_worker(app)
+
+
+def _searched_chance(game, lines: int) -> float:
+    from ui.coach import snapshot_of
+
+    s = snapshot_of(game)
+    args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, lines)
+    return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
+
+
+def _play_the_first_two_positions(app, seed: int) -> bool | None:
+    """Start a PC-practice game, follow the panel for one piece, compare each chance shown with the search.
+    Whether the first advice was to hold; None when the first position shows a 2-line PC from the pieces shown
+    (not the table's question)."""
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from tests.players import Keys, run_until
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+
+    def final() -> bool:
+        return coach.pc_shown is not None and coach.pc_shown.final
+
+    try:
+        assert run_until(app, final)
+        if coach.pc_shown.lines != 4 or coach.pc_panel().first_move is None:
+            return None
+        assert game.board.bits == 0 and game.hold is None
+        panel = coach.pc_panel()
+        assert panel.chance == _searched_chance(game, 4), seed
+        assert panel.chance_text == f"PC chance {panel.chance * 100:.0f}%"
+        move = panel.first_move
+        held = move.hold
+        if held:  # hold pressed on its own, then the panel is read again
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, lambda: final() and coach.pc_panel().first_move is not None)
+            assert coach.pc_panel().chance == panel.chance == _searched_chance(game, 4), seed
+            move = coach.pc_panel().first_move
+            assert not move.hold
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert run_until(app, final)
+        assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines), seed
+        return held
+    finally:
+        app.scenes.pop()
+
+
+def test_a_player_starting_pc_practice_sees_the_searched_chance_and_can_follow_it(app):
+    """A fresh PC-practice game: the panel's chance at the first position (from the table) is what the search
+    says; the player presses the advised keys one at a time (hold on its own when advised), and the panel at the
+    next position again shows what the search says. Seeds until one game advises hold first and one does not."""
+    played = {True: 0, False: 0}
+    for seed in range(1, 60):
+        held = _play_the_first_two_positions(app, seed)
+        if held is not None:
+            played[held] += 1
+        if all(played.values()):
+            break
+    assert all(played.values()), played
+
+
+def test_hold_pressed_as_advised_keeps_the_first_answer_and_the_search_agrees(table):
+    """Advice "hold, then place the X": once hold is pressed only X's placements are left, and the best of them
+    was the best of all, so the table's first answer still holds."""
+    holding = next(order for order in sorted(table) if table[order].first.piece == order[1])
+    entry = table[holding]
+    question = _question(holding, hold=holding[0], current=holding[1], queue=holding[2:7], randomizer_state=())
+    question["hold_spent"] = True
+    question["bits"] = 0
+    assert opening.lookup(**question) == entry.first
+    args = (0, holding[1], list(holding[2:7]), holding[0], (), SEVEN_BAG, SRS, 4)
+    looked_up = pc_chance(*args, hold_spent=True)
+    searched = pc_chance(*args, hold_spent=True, table=False)
+    assert looked_up.chance == searched.chance
+    assert looked_up.best_placement is not None and not looked_up.best_placement.hold
+    # advice without hold: pressing hold anyway leaves a question the table does not have
+    placing = _first_order_with_a_second_position()
+    question = _question(placing, hold=placing[0], current=placing[1], queue=placing[2:7], randomizer_state=())
+    question["hold_spent"] = True
+    question["bits"] = 0
+    assert opening.lookup(**question) is None
