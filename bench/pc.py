@@ -17,6 +17,12 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             no budget, caches kept within a game; "over 200" counts the positions past the live target
   live      the same positions asked as the worker asks (ai.pc_service.exact_chance, which looks for a newer
             question as it goes), thread CPU ms until the exact chance
+  opening   a 7-bag game's first position and the one after the advised placement (when it does not hold), for
+            100 seeded bag orders: pc_chance as the worker asks it (the opening table, ai.pc.opening, where the tree
+            has one), and in the same run the search without the table ("search")
+  follow    pc_chance at every position of CHANCE_SEEDS games of 7 4-line PCs played as a player who follows the
+            panel plays them: the first step of the PC shown when the pieces shown make one, else the placement the
+            chance advises (the loop of `chance` follows the solver's path instead); caches kept within a game
   r_hold, r_nohold, r_hard
             100 fresh 7-bag queues each (seeded; 11 pieces from a bag boundary, the shared E* cases' kind) on the
             empty field: with hold, without hold, hard drop only (the targets must hold beyond the shared cases)
@@ -58,6 +64,8 @@ GROUPS = (
     "patterns",
     "chance",
     "live",
+    "opening",
+    "follow",
     "movegen",
     *RANDOM_KINDS,
 )
@@ -134,6 +142,10 @@ def run_group(name: str, keep_caches: bool) -> dict:
         return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
     if name in ("chance", "live"):
         return _chance_group(live=name == "live")
+    if name == "opening":
+        return _opening_group()
+    if name == "follow":
+        return _follow_group()
     if name == "patterns":
         return _patterns_group()
     if name in RANDOM_KINDS:
@@ -197,6 +209,86 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
         exact += result is not None and not result.approximate
         ids.append(f"s{seed}pc{pos.pc}k{pos.placed}")
     return {"times": times, "solvable": exact, "ids": ids}
+
+
+def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
+    from ai.pc.api import solve
+    from ai.pc.chance import pc_chance
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import PREVIEWS, bag_stream
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    bag = make_randomizer("7bag", 0)
+    times, exact, ids = [], 0, []
+    for seed in seeds:
+        clear_caches()  # a new game: what a fresh worker knows
+        stream = bag_stream(seed, pcs * 2 + 3)
+        r, hold, pc, placed, bits, h = 0, None, 1, 0, 0, 4
+        while pc <= pcs:
+            current, queue = stream[r], tuple(stream[r + 1 : r + 1 + PREVIEWS])
+            dealt = r + 1 + PREVIEWS
+            state = tuple(sorted(stream[dealt : (dealt // 7) * 7 + 7])) if dealt % 7 else ()
+            shown = solve(bits, (current, *queue), hold=hold, rules=rules, lines=h, verify=False)
+            started = time.thread_time()
+            result = pc_chance(bits, current, list(queue), hold, state, bag, rules, h)
+            times.append((time.thread_time() - started) * 1000)
+            exact += not result.approximate
+            ids.append(f"s{seed}pc{pc}k{placed}")
+            step = shown.solutions[0].steps[0] if shown.solutions else result.best_placement
+            if step is None:
+                break  # no PC any more: this game ends here
+            if not step.hold:
+                r += 1
+            elif hold is None:
+                hold, r = stream[r], r + 2
+            else:
+                hold, r = stream[r], r + 1
+            bits, cleared = clear_full_rows(bits | step.mask, h)
+            h, placed = h - cleared, placed + 1
+            if h == 0:
+                pc, placed, bits, h = pc + 1, 0, 0, 4
+    return {"times": times, "solvable": exact, "ids": ids}
+
+
+OPENING_ORDERS = 100
+
+
+def _opening_group() -> dict:
+    import itertools
+    import random
+
+    from ai.pc.chance import pc_chance
+    from game.pieces import ALL_PIECES
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    bag = make_randomizer("7bag", 0)
+    has_table = "table" in inspect.signature(pc_chance).parameters
+    orders = random.Random(11).sample(list(itertools.permutations(ALL_PIECES)), OPENING_ORDERS)
+    times, search, exact, ids = [], [], 0, []
+
+    def timed(*args, **kwargs):
+        clear_caches()
+        started = time.thread_time()
+        result = pc_chance(*args, **kwargs)
+        return result, (time.thread_time() - started) * 1000
+
+    for order in orders:
+        name = "".join(p.name for p in order)
+        positions = [((0, order[0], list(order[1:6]), None, (order[6],), bag, rules, 4), name + "/1")]
+        for args, ident in positions:
+            result, ms = timed(*args)
+            times.append(ms)
+            exact += not result.approximate
+            ids.append(ident)
+            search.append(timed(*args, table=False)[1] if has_table else ms)
+            best = result.best_placement
+            if len(positions) == 1 and best is not None and not best.hold and best.lines == 0:
+                positions.append(((best.mask, order[1], list(order[2:7]), None, (), bag, rules, 4), name + "/2"))
+    return {"times": times, "solvable": exact, "ids": ids, "search": search}
 
 
 def _patterns_group() -> dict:
@@ -304,8 +396,15 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live"):
+    if name in ("chance", "live", "opening", "follow"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
+    if name == "opening":
+        search = data["search"]
+        text += (
+            f"\n{label:<8}{'search':<10}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
+            f"{pct(search, 0.99):>10.1f}{max(search):>10.1f}   the same positions without the table"
+            f"   over 200 ms: {sum(t > 200 for t in search)}"
+        )
     return text
 
 
@@ -358,7 +457,7 @@ def main() -> int:
             print(_line(label, name, data, warm.get(name)), flush=True)
         if len(results) == 2:
             old_data, new_data = results.values()
-            if old_data["solvable"] != new_data["solvable"] and name not in ("chance", "live"):
+            if old_data["solvable"] != new_data["solvable"] and name not in ("chance", "live", "opening", "follow"):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
         tmp.cleanup()
