@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ai.pc.jit_table import kernel
 from game.movegen import STATE_COL as _COL
 from game.movegen import STATE_ROT as _ROT
 from game.movegen import STATE_ROW as _ROW
@@ -17,14 +18,14 @@ _STATES = 4 * _ROT
 _P = _COL - 1  # sid & _P: the row index p = y + 8
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fits(masks, tops, bits, sid):
     if sid < 0 or sid >= masks.shape[0] or tops[sid] < 0:
         return False
     return (masks[sid] & bits) == 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # it allocates, so it keeps numba's runtime: called from Python only
 def scratch():
     """Work arrays for placements_into: (seed flags, unreachable flags, seen stamps, stack, trail, marked, stamp,
     seeds, hidden spots' cells and states, done flags, predecessors). Flags are cleared again before a call
@@ -45,7 +46,7 @@ def scratch():
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def placements_into(  # noqa: C901 - a numba kernel: the whole breadth-first search in one compiled function
     bits,
     h,
@@ -207,7 +208,9 @@ def _forget_stale() -> None:
     import game.movegen
     from ai.pc import jit_table
 
-    jit_table.forget_stale_cache("jit_placements", [scratch, placements_into], [__file__, game.movegen.__file__])
+    jit_table.forget_stale_cache(
+        "jit_placements", [scratch, placements_into], [__file__, jit_table.__file__, game.movegen.__file__]
+    )
 
 
 _forget_stale()

@@ -17,12 +17,11 @@ Everything lives in machine words and numpy arrays:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 import ai.pc.tiling
 from ai.pc import jit_placements, jit_table, jit_tiling
 from ai.pc.jit_placements import placements_into, scratch
-from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset, reset_if_half_full
+from ai.pc.jit_table import KERNEL_LOCK, get, kernel, popcount, put, reset, reset_if_half_full
 from ai.pc.jit_tiling import state_test
 
 DEPTH = 17  # frames: at most 15 placements (60 cells) below the start state
@@ -38,7 +37,7 @@ DEAD_SLOTS = 1 << 18  # dead states kept (4 MB; smaller loses too many, bigger m
 SP, NODES, STARTED = 0, 1, 2
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _walls_ok(bits, h, columns, left_of):
     """ai.pc.field.walls_ok: left of a full-height column, the empty cells are a whole number of pieces."""
     for x in range(1, 9):
@@ -49,7 +48,7 @@ def _walls_ok(bits, h, columns, left_of):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _clear_rows(bits, h):
     """ai.pc.field.clear_full_rows: (bits without full rows, rows cleared)."""
     out = 0
@@ -65,7 +64,7 @@ def _clear_rows(bits, h):
     return out, cleared
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bit_length(x):
     n = 0
     while x:
@@ -74,7 +73,7 @@ def _bit_length(x):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _queue_code(queue, n, idx, held, needed, use_hold, ident):
     """The part of the state the bits and h do not give: the pieces that can still be placed, the buffer piece,
     the hold mode. Pieces past idx + needed come too late for this PC and are left out, so states that differ
@@ -88,7 +87,7 @@ def _queue_code(queue, n, idx, held, needed, use_hold, ident):
     return ((code * 8 + held + 1) * 2 + use_hold) | (ident << 50)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _children(bits, h, piece, soft, ident, moves):
     """Start of this field's placements of `piece` in the arena (rows: mask, field after, h after, sid, hard,
     lines), generated and stored on first use; arena row `start - 1` holds the count."""
@@ -166,7 +165,7 @@ F_BITS, F_H, F_IDX, F_HELD, F_OPTION, F_OPTIONS, F_POS, F_COUNT, F_PIECE, F_NIDX
 FRAME_WIDTH = 12
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
     """Open frame d for state (bits, h, idx, held) unless it is known dead or fails the tiling test (with hard
     drops only, the one in an order of row clears too; then it is recorded dead), and count its options (as
@@ -204,7 +203,7 @@ def _enter(d, bits, h, idx, held, problem, frames, dead, tiles, orders):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _load(d, problem, frames, kids, moves):
     """Copy the placements of frame d's current option into kids[d] and start at the first one."""
     queue, n, use_hold, soft, _, ident = problem
@@ -238,7 +237,7 @@ def _load(d, problem, frames, kids, moves):
     frames[d, F_COUNT] = count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def search(ctl, max_nodes, start, problem, frames, kids, moves, dead, tiles, orders, walls):
     """Run until a PC is found (FOUND: frames 0..ctl[SP] hold the path, each at its position), the search space
     is exhausted (EXHAUSTED), or max_nodes more states were expanded (PAUSED: call again with the same arrays to

@@ -14,6 +14,17 @@ import numpy as np
 from numba import njit
 
 MISSING = -1
+
+
+def kernel(function):
+    """numba's njit as every PC kernel takes it: cached on disk, releasing the GIL, and without numba's runtime
+    (NRT). The kernels never allocate (their scratch arrays come from Python), and with NRT every call that passes
+    arrays updates an atomic reference count per array on the way in and out: perf put a third of a live-chance
+    search in those updates, and bench/pc.py's chance searches run about 1.8x faster without them. A kernel may
+    only call kernels: NRT code releases references its caller did not take here (tests/test_pc_kernels.py)."""
+    return njit(cache=True, nogil=True, _nrt=False)(function)
+
+
 # The compiled PC kernels keep scratch arrays and tables per process and release the GIL: one thread at a time
 # may run them (the worker's warm-up thread runs searches beside the thread answering requests). Every Python
 # entry to a kernel holds it for as long as it uses the shared arrays.
@@ -26,7 +37,7 @@ def make(slots: int) -> np.ndarray:
     return np.full(2 * slots, MISSING, np.int64)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _slot(table, a, b, vbits):
     """Index of key (a, b)'s slot, or of the empty slot where it would go."""
     mask = (table.shape[0] >> 1) - 1
@@ -38,7 +49,7 @@ def _slot(table, a, b, vbits):
         i = (i + 1) & mask
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def get(table, a, b, vbits):
     """The value stored for (a, b), or MISSING."""
     i = _slot(table, a, b, vbits)
@@ -47,7 +58,7 @@ def get(table, a, b, vbits):
     return table[2 * i + 1] & ((1 << vbits) - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def put(table, fill, a, b, vbits, value):
     """Store value for (a, b); fill[0] counts the slots in use."""
     i = _slot(table, a, b, vbits)
@@ -57,7 +68,7 @@ def put(table, fill, a, b, vbits, value):
     table[2 * i + 1] = (b << vbits) | value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def popcount(x):
     """Set bits of a non-negative int64 (SWAR: no loop)."""
     x = x - ((x >> 1) & 0x5555555555555555)
@@ -66,14 +77,14 @@ def popcount(x):
     return ((x * 0x0101010101010101) >> 56) & 255
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def reset(table, fill):
     """Forget everything."""
     table[:] = MISSING
     fill[0] = 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def reset_if_half_full(table, fill):
     """Forget everything once half the slots are used (probes stay short); True if it did."""
     if fill[0] * 4 > table.shape[0]:

@@ -12,12 +12,11 @@ clears), with a memo of its own that each question starts empty.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ai.pc import jit_table, tiling
 from ai.pc.field import COLUMN, MAX_LINES
-from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset, reset_if_half_full
+from ai.pc.jit_table import KERNEL_LOCK, get, kernel, popcount, put, reset, reset_if_half_full
 from ai.pc.tiling import MIRROR_OF, ROW_BITS, ROW_SET, _covering, _order_table
 
 MEMO_SLOTS = 1 << 16  # 64K states, 1 MB: a small table the caches hold beats a big one that misses (bench/pc.py)
@@ -26,7 +25,7 @@ STACK = 17  # frames of the search: at most 15 pieces below the start
 HARD_SLOTS = 1 << 13  # the hard-drop test's memo: twice the states a question of 4,096 steps can store
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _first_empty(empty, columns, x):
     """(column, cell index) of the first empty cell in column-major order, starting at column x (the columns
     before it are full: the search fills column by column)."""
@@ -37,7 +36,7 @@ def _first_empty(empty, columns, x):
     return x, trailing_zeros(column)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
     bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, memo, fill, stack
 ):
@@ -127,7 +126,7 @@ def _search(  # noqa: C901 - a numba kernel: the exact-cover search with an expl
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _packed_counts(bits, h, counts8):
     """(pieces needed, counts packed 4 bits per piece) for 8-bit piece counts (piece p in bits 8p..8p+7), each
     capped at the pieces needed (and 15) as tiling.tileable packs them; needed -1 when the empty cells are not a
@@ -147,7 +146,7 @@ def _packed_counts(bits, h, counts8):
     return need, packed
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, memo, fill, stack):
     """tiling.tileable's work from 8-bit piece counts: parity, the packed counts, reflected to start on the more
     crowded side (tiling._fewer_empty_on_the_right), then the search."""
@@ -158,7 +157,7 @@ def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, reg
     return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, memo, fill, stack)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _crowded_side_first(bits, packed, columns, region):
     """The question reflected when the left half holds more empty cells (tiling._fewer_empty_on_the_right)."""
     empty = ~bits & region
@@ -168,7 +167,7 @@ def _crowded_side_first(bits, packed, columns, region):
     return bits, packed
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _mirrored(bits, column):
     """tiling._mirrored: the field reflected left to right (column: column 0's cells)."""
     out = 0
@@ -177,7 +176,7 @@ def _mirrored(bits, column):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _mirrored_counts(packed):
     """tiling._mirrored_counts: each piece's count moved to its mirror piece."""
     out = 0
@@ -186,7 +185,7 @@ def _mirrored_counts(packed):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _rows_of(mask, h):
     """tiling._rows_of: the rows (bit y for row y) in which mask has cells."""
     rows = 0
@@ -196,7 +195,7 @@ def _rows_of(mask, h):
     return rows
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _with_order(start, h, order, rows, skipped, shadow):
     """tiling._with_order: the row precedences with a placement added (its skipped rows and the rows of start's
     blocks above it, before its own rows; see tiling._after_rows), -1 on a cycle."""
@@ -216,7 +215,7 @@ def _with_order(start, h, order, rows, skipped, shadow):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _every_cell_coverable(start, h, packed, region, pieces, masks, rows, shadows, cover_starts, cover_index):
     """tiling._every_cell_coverable: every empty cell lies in a usable placement of a piece in hand (the
     placements covering cell c are cover_index[cover_starts[c]:cover_starts[c + 1]])."""
@@ -239,7 +238,7 @@ def _every_cell_coverable(start, h, packed, region, pieces, masks, rows, shadows
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _hard_slot(memo, now, bits, packed, order):
     """Slot of (bits, packed, order) in the hard-drop memo, or of the free slot where it would go. A slot whose
     stamp is not `now` (the question's) is free: a new question starts with an empty memo at no cost."""
@@ -252,7 +251,7 @@ def _hard_slot(memo, now, bits, packed, order):
         i = (i + 1) & mask
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search_hard_drop(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
     start,
     h,
@@ -362,7 +361,7 @@ def _search_hard_drop(  # noqa: C901 - a numba kernel: the exact-cover search wi
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search_hard_drop_counts(
     bits,
     h,
@@ -498,7 +497,7 @@ class Kernel:
             return _search(bits, h, packed, need, budget, *tables, self.memo, self.fill, self.stack)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def state_test(bits, h, counts8, budget, soft, tiles, orders):
     """The PC searches' test of a state (1 coverable, 0 not, 2 unknown): order-free with soft drop; with hard
     drops only, in an order of row clears (tiling.hard_drop_tileable_counts8, which implies the order-free one).

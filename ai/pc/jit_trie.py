@@ -21,11 +21,10 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from numba import njit
 
 from ai.pc import jit_placements, jit_search, jit_table, jit_tiling
 from ai.pc.jit_search import MAX_CHILDREN, TILING_BUDGET, _children, _walls_ok
-from ai.pc.jit_table import KERNEL_LOCK, get, popcount, put, reset
+from ai.pc.jit_table import KERNEL_LOCK, get, kernel, popcount, put, reset
 from ai.pc.jit_tiling import state_test
 from ai.pc.percent import kept
 
@@ -41,7 +40,7 @@ NODES, BUDGET = 0, 1
 DONE, STOPPED = 0, 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _shr(x, s):
     """Logical right shift of an int64 by 0..63."""
     if s == 0:
@@ -49,12 +48,12 @@ def _shr(x, s):
     return (x >> s) & ((1 << (64 - s)) - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _words(count):
     return (count + 63) >> 6
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _ones(row, count):
     n = _words(count)
     for i in range(n):
@@ -63,7 +62,7 @@ def _ones(row, count):
         row[n - 1] = (1 << (count & 63)) - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _extract(src, offset, count, dst):
     """dst = the `count` bits of src starting at bit `offset`."""
     n = _words(count)
@@ -79,7 +78,7 @@ def _extract(src, offset, count, dst):
         dst[n - 1] &= (1 << (count & 63)) - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _insert(dst, offset, src, count):
     """dst |= src's `count` bits moved up to bit `offset`."""
     for i in range(_words(count)):
@@ -92,7 +91,7 @@ def _insert(dst, offset, src, count):
             dst[w + 1] |= _shr(v, 64 - s)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _meets(pool, at, row, n):
     """pool[at : at + n] & row is not empty."""
     for i in range(n):
@@ -101,7 +100,7 @@ def _meets(pool, at, row, n):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _empty(row, n):
     for i in range(n):
         if row[i]:
@@ -109,7 +108,7 @@ def _empty(row, n):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _any_left(a, b, n):
     """a & ~b is not empty (over n words)."""
     for i in range(n):
@@ -118,7 +117,7 @@ def _any_left(a, b, n):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _store(a, b, won, decided, n, memo, memo_fill, arena, arena_fill):
     """Memo entry (won, decided) for state (a, b), in place if the state has one."""
     at = get(memo, a, b, VBITS)
@@ -134,13 +133,13 @@ def _store(a, b, won, decided, n, memo, memo_fill, arena, arena_fill):
         arena[at + n + i] = decided[i]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _tileable(bits, h, counts8, soft, tiles):
     """The searches' state test (ai.pc.jit_tiling.state_test); tiles = (order-free tables, hard-drop tables)."""
     return state_test(bits, h, counts8, TILING_BUDGET, soft, tiles[0], tiles[1]) != 0  # 2: unknown, may be
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _copy_kids(start, arena, out):
     """Copy the (field after, h after) of the placements stored at `start` of the placement arena into out."""
     total = arena[start - 1, 0]
@@ -158,7 +157,7 @@ FRAME_WIDTH = 16
 FINISHED, EXPAND = 2, 3  # _open: the state's answer is in won[d] / the state must be searched (frame d is set)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _open(d, bits, h, held, node, frames, trie, config, memory, scratch, moves, tiles, walls):  # noqa: C901
     """Enter state (bits, h, held, node) wanting the leaves in want[d] (ai.pc.percent.TrieSearch._run up to its
     walk over placements): FINISHED with the answer in won[d], EXPAND with frame d ready, or STOPPED."""
@@ -237,7 +236,7 @@ def _open(d, bits, h, held, node, frames, trie, config, memory, scratch, moves, 
     return EXPAND
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _advance(d, frames, trie, config, scratch, moves):
     """Set frame d's next child state (F_NEXT_*, its wanted leaves in want[d + 1]) and return True, or return
     False when frame d's walk is over. The walk: per trie child, the buffer's piece then the next piece (as the
@@ -303,7 +302,7 @@ def _advance(d, frames, trie, config, scratch, moves):
         frames[d, F_OPTION] = 0 if _any_left(need[d], got[d], words[sub]) else 2
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _merge(d, frames, trie, scratch):
     """Take the answer of frame d's child state (won[d + 1]) into frame d."""
     words = trie[1]
@@ -321,7 +320,7 @@ def _merge(d, frames, trie, scratch):
         frames[d, F_OPTION] = 2
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def walk(bits, h, held, node, frames, trie, config, memory, scratch, moves, tiles, walls):
     """The leaves of `node` won from (bits, h, held) among those in want[0], into won[0]: DONE, or STOPPED when
     the state budget (ctl[BUDGET]) ran out first (nothing unfinished is stored; call again to go on)."""
