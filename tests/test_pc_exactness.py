@@ -9,6 +9,7 @@ with or without a piece already held; soft or hard drop.
 from __future__ import annotations
 
 import csv
+import importlib
 import random
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai.pc.api import percent, solve
-from ai.pc.chance import pc_chance
+from ai.pc.chance import pc_chance, store_for
 from ai.pc.field import REGION, clear_full_rows, from_rows
 from ai.pc.movegen import for_rules
 from ai.pc.pattern import parse_pattern
@@ -326,6 +327,7 @@ def test_live_chance_equals_brute_force(problem, seed, use_hold, soft_drop, hold
     state = tuple(sorted(rest)) if rng.random() < 0.9 else ()
     current, queue = pieces[0], tuple(pieces[1:known])
     spent = spent and hold is not None  # hold pressed for the piece in play (then the hold slot is not empty)
+    forget_what_earlier_chances_found()  # each example as a fresh worker's first question: no arrangements known
     result = pc_chance(
         bits,
         current,
@@ -350,6 +352,27 @@ def test_live_chance_equals_brute_force(problem, seed, use_hold, soft_drop, hold
         assert result.best_placement is None
     for step, prob in result.placements:  # every placement it scored, scored right
         assert brute[step.piece, step.mask] == pytest.approx(prob)
+
+
+def forget_what_earlier_chances_found() -> None:
+    """The arrangements and trie memos earlier chances left: with them a search takes other paths (a stale
+    bound that ended the search too early only showed without them)."""
+    store_for.cache_clear()
+    importlib.import_module("ai.pc.percent")._MEMOS.clear()
+
+
+def test_a_placement_decided_after_a_tiling_loss_is_not_taken_as_the_best() -> None:
+    """Regression: 1st PC of the 7-bag loop (seed 4, following the panel), after four placements. The search
+    proved one future of a placement lost by the pieces' counts alone, then found a PC for another: its upper
+    bound stayed 1.0, so once decided it looked best and ended the search, and 0.5 was shown for 0.75."""
+    forget_what_earlier_chances_found()
+    bits, queue = 0x40307C33, (Piece.L, Piece.J, Piece.S, Piece.J, Piece.L)
+    state = (Piece.I, Piece.O, Piece.T, Piece.Z)
+    result = pc_chance(bits, Piece.I, list(queue), Piece.O, state, make_randomizer("7bag", 0), SRS, 4)
+    brute = brute_chance(bits, 4, Piece.I, queue, Piece.O, state, True, True)
+    assert max(brute.values()) == 0.75
+    assert result.chance == 0.75 and not result.approximate
+    assert brute[result.best_placement.piece, result.best_placement.mask] == 0.75
 
 
 def test_a_call_cut_short_says_so_and_under_counts() -> None:

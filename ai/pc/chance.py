@@ -384,10 +384,18 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         return True
 
     def refine(key: tuple[Piece, int]) -> None:
-        """Decide more of this placement's undecided leaves: the next arrangement known for its field, else one
-        single-queue search (a PC found becomes an arrangement, which usually wins many leaves at once; a
-        failed search proves one leaf lost, and then whether it is lost whatever the placement), or, after
-        MAX_SINGLE_LOSSES failures, the exhaustive trie search for all the rest."""
+        """Decide more of this placement's undecided leaves (see `decide_more`), then bring its upper bound down
+        to the leaves not lost. Done here once for every way leaves get lost: a bound left stale made a decided
+        placement look better than it is, which ended the search before a better undecided one was scored."""
+        decide_more(key)
+        score = scores[key]
+        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+
+    def decide_more(key: tuple[Piece, int]) -> None:
+        """The next arrangement known for the placement's field, else one single-queue search (a PC found becomes
+        an arrangement, which usually wins many leaves at once; a failed search proves one leaf lost, and then
+        whether it is lost whatever the placement), or, after MAX_SINGLE_LOSSES failures, the exhaustive trie
+        search for all the rest."""
         score = scores[key]
         if score.pending:
             arrangement, i = score.pending.pop()
@@ -418,7 +426,6 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     lost_anywhere[0] |= 1 << (leaf + offset)
                     need &= ~(1 << leaf)
                     if not need:
-                        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
                         return
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
@@ -436,7 +443,6 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     lost_anywhere[0] |= 1 << root_leaf
                     if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
                         score.losses += 1
-                    score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
                 return
             # the trie search, first for the futures lost elsewhere (they share most of their search)
             wanted = need & (lost_anywhere[0] >> offset) or need
@@ -448,7 +454,6 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             lost_anywhere[0] |= (wanted & ~got) << offset
             break
         score.lower = weight(score.won)
-        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
 
     # Best first: always refine the placement with the highest upper bound; when that one is decided, no other
     # can beat it. Placements that win every future stop the search at once.
