@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import inspect
 import json
 import statistics
@@ -126,6 +127,18 @@ def _mid_pc(rows: list[dict[str, str]]) -> list[tuple[str, int, int, list, objec
     return out
 
 
+def _warm_up(rules) -> None:
+    """Imports, tables and every kernel loaded before the clock runs (or compiled: a tree extracted for --against
+    has no numba cache; without this the first trie search of the chance groups timed ~10 s of compiling)."""
+    from ai.pc.api import solve
+    from game.pieces import parse_queue
+
+    solve(0, parse_queue("IJLOSTZIJL"), rules=rules, verify=False)
+    api = importlib.import_module("ai.pc.api")
+    if hasattr(api, "warm_up"):  # every kernel, the trie search's too
+        api.warm_up()
+
+
 def run_group(name: str, keep_caches: bool) -> dict:
     """Times of one group in this tree: {'times': [...], 'solvable': n, 'ids': [...]}."""
     from ai.pc.api import percent, solve
@@ -133,7 +146,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
     from game.rules import Rules
 
     rules = Rules.named("srs")
-    solve(0, parse_queue("IJLOSTZIJL"), rules=rules, verify=False)  # warm-up (imports, tables)
+    _warm_up(rules)
     rows = _rows()
     if name == "percent":
         clear_caches()
