@@ -2,6 +2,7 @@
 every 7-bag game, one line per order of the first bag, with the project's own search (ai.pc.chance.pc_chance).
 
     python scripts/make_opening_table.py [--rules srs-180] [--jobs 2]   # all 5,040 bags (about 15 CPU minutes)
+    python scripts/make_opening_table.py --update       # search only the answers the table lacks
     python scripts/make_opening_table.py --check 20     # recompute 20 random entries and compare; exit 1 if any differ
 
 The positions (see ai.pc.opening): empty field, 4 lines, hold empty and not pressed, the first piece in play and
@@ -30,9 +31,9 @@ from game.pieces import ALL_PIECES  # noqa: E402
 
 
 def _compute(job: tuple) -> tuple[tuple, str]:
-    order, name = job
+    order, name, keep = job
     started = time.thread_time()
-    entry = opening.compute_entry(order, opening.RULES[name])
+    entry = opening.compute_entry(order, opening.RULES[name], keep)
     return order, f"{opening.format_entry(entry)}\t# {1000 * (time.thread_time() - started):.0f} ms"
 
 
@@ -42,6 +43,7 @@ def main() -> int:
     parser.add_argument("--check", type=int, metavar="N", help="recompute N random entries and compare")
     parser.add_argument("--rules", choices=sorted(opening.RULES), default="srs-180")
     parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
+    parser.add_argument("--update", action="store_true", help="keep the answers the table has, search the rest")
     args = parser.parse_args()
     rules = opening.RULES[args.rules]
     out = args.out or opening.table_path(args.rules)
@@ -52,9 +54,13 @@ def main() -> int:
         for order in random.Random().sample(orders, args.check):
             entry = opening.compute_entry(order, rules)
             stored = table.get(order)
-            counts = [(e.first.count, e.second and e.second.count) for e in (stored, entry) if e is not None]
+            counts = [
+                (e.first.count, e.second and e.second.count, e.held and e.held.count)
+                for e in (stored, entry)
+                if e is not None
+            ]
             # placements tying for the best may differ; the chances may not
-            same = len(counts) == 2 and counts[0][0] == counts[1][0]
+            same = len(counts) == 2 and counts[0][0::2] == counts[1][0::2]
             if same and stored is not None and stored.first == entry.first:
                 same = counts[0] == counts[1]
             wrong += not same
@@ -64,7 +70,8 @@ def main() -> int:
     lines = []
     started = time.perf_counter()
     with Pool(args.jobs, maxtasksperchild=200) as pool:
-        jobs = [(order, args.rules) for order in orders]
+        kept = opening.load_table(out, rules) if args.update else {}
+        jobs = [(order, args.rules, kept.get(order)) for order in orders]
         for i, (_, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
             lines.append(line.split("\t#")[0])
             if i % 100 == 0:

@@ -48,6 +48,10 @@ def test_the_shipped_tables_are_whole_and_made_under_todays_rules(name):
         # the second position is there exactly when the first advice plays the piece in play without hold
         no_hold = entry.first.piece == entry.order[0] and clear_full_rows(entry.first.mask, 4)[1] == 0
         assert (entry.second is not None) == (no_hold and entry.first.count > 0)
+        assert entry.held is not None and entry.held.piece == entry.order[1]
+        assert entry.held.count <= entry.first.count
+        if entry.first.piece == entry.order[1]:  # advice to hold: pressing it keeps the advice
+            assert entry.held == entry.first
         assert opening.parse_entry(opening.format_entry(entry)) == entry
 
 
@@ -62,13 +66,20 @@ def test_a_table_made_under_other_rules_is_not_used(tmp_path, table):
     assert len(keys) == 3
 
 
-def _count_by_single_searches(bits: int, order: tuple[Piece, ...], start: int, answer: opening.Answer) -> int:
+def _count_by_single_searches(
+    bits: int, order: tuple[Piece, ...], start: int, answer: opening.Answer, held: Piece | None = None
+) -> int:
     """Futures (the four pieces after the bag) from which the single-queue solver finds a PC after the named
-    placement, the pieces in play being order[start:]; no trie, no arrangements, no table."""
+    placement, the pieces in play being order[start:] (`held`: in the hold slot, hold pressed already); no trie,
+    no arrangements, no table."""
     gen = searcher_for(SRS, True).gen
     (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
-    held = order[start] if answer.piece != order[start] else None
-    rest = order[start + 1 + (held is not None) :]
+    if held is None:
+        held = order[start] if answer.piece != order[start] else None
+        rest = order[start + 1 + (held is not None) :]
+    else:
+        assert answer.piece == order[start]
+        rest = order[start + 1 :]
     won = 0
     for future, _ in SEVEN_BAG.sequences(4, ()):
         queue = (*rest, *future)
@@ -82,6 +93,7 @@ def test_the_named_placements_keep_the_count_future_by_future(table, text):
     assert _count_by_single_searches(0, entry.order, 0, entry.first) == entry.first.count
     if entry.second is not None:
         assert _count_by_single_searches(entry.first.mask, entry.order, 1, entry.second) == entry.second.count
+    assert _count_by_single_searches(0, entry.order, 1, entry.held, held=entry.order[0]) == entry.held.count
 
 
 def test_sampled_entries_equal_the_search(table):
@@ -236,23 +248,22 @@ def test_a_player_starting_pc_practice_sees_the_searched_chance_and_can_follow_i
     assert all(played.values()), played
 
 
-def test_hold_pressed_as_advised_keeps_the_first_answer_and_the_search_agrees(table):
-    """Advice "hold, then place the X": once hold is pressed only X's placements are left, and the best of them
-    was the best of all, so the table's first answer still holds."""
+def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it(table):
+    """Hold pressed at the first position: the advice when it was to hold and place the piece now in play (the
+    best of its placements was the best of all), else the best of that piece's placements, searched when the
+    table was made. Both equal what the search says now."""
     holding = next(order for order in sorted(table) if table[order].first.piece == order[1])
-    entry = table[holding]
-    question = _question(holding, hold=holding[0], current=holding[1], queue=holding[2:7], randomizer_state=())
-    question["hold_spent"] = True
-    question["bits"] = 0
-    assert opening.lookup(**question) == entry.first
-    args = (0, holding[1], list(holding[2:7]), holding[0], (), SEVEN_BAG, SRS, 4)
-    looked_up = pc_chance(*args, hold_spent=True)
-    searched = pc_chance(*args, hold_spent=True, table=False)
-    assert looked_up.chance == searched.chance
-    assert looked_up.best_placement is not None and not looked_up.best_placement.hold
-    # advice without hold: pressing hold anyway leaves a question the table does not have
     placing = _first_order_with_a_second_position()
-    question = _question(placing, hold=placing[0], current=placing[1], queue=placing[2:7], randomizer_state=())
-    question["hold_spent"] = True
-    question["bits"] = 0
-    assert opening.lookup(**question) is None
+    for order in (holding, placing):
+        entry = table[order]
+        question = _question(order, hold=order[0], current=order[1], queue=order[2:7], randomizer_state=())
+        question["hold_spent"] = True
+        question["bits"] = 0
+        assert opening.lookup(**question) == entry.held
+        args = (0, order[1], list(order[2:7]), order[0], (), SEVEN_BAG, SRS, 4)
+        looked_up = pc_chance(*args, hold_spent=True)
+        searched = pc_chance(*args, hold_spent=True, table=False)
+        assert looked_up.chance == searched.chance, opening.order_text(order)
+        assert looked_up.best_placement is not None and not looked_up.best_placement.hold
+        assert looked_up.best_placement.piece == order[1]
+    assert table[holding].held == table[holding].first

@@ -9,9 +9,9 @@ opening), every game and every PC-practice start asks them, and there are only 5
 `pc_chance` answers from it when the question is exactly one of the table's (rules with a table, told apart by
 their cache key; soft drop, hold, 4 lines, 7-bag), and searches otherwise.
 
-A line of the table: the bag's order, then for each of the two positions how many of the 840 futures keep a PC
-after the best next placement, and that placement (piece and cells; hold is pressed when the piece is not the one
-in play). The first position with hold pressed as advised is answered from the first answer too.
+A line of the table: the bag's order, then for each position how many of the 840 futures keep a PC after the best
+next placement, and that placement (piece and cells; hold is pressed when the piece is not the one in play): the
+first position, the one after its advice (when that does not hold), and the first with hold pressed.
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ class Entry:
     # at the position after `first` when it is played without hold: the next five pieces are the rest of the
     # bag, so that position is known too (None when `first` holds: the next piece shown is not known then)
     second: Answer | None
+    # at the first position with hold pressed (the bag's first piece held, its second in play): the advice when
+    # it was to hold, else the best of the second piece's placements (None in a table made before it was kept)
+    held: Answer | None = None
 
 
 def rules_key(rules: Rules) -> str:
@@ -73,7 +76,8 @@ def _answer_text(answer: Answer | None) -> str:
 
 
 def format_entry(entry: Entry) -> str:
-    return f"{order_text(entry.order)} {_answer_text(entry.first)} {_answer_text(entry.second)}"
+    answers = (entry.first, entry.second, entry.held)
+    return " ".join([order_text(entry.order), *(_answer_text(answer) for answer in answers)])
 
 
 def _parse_answer(count: str, piece: str, mask: str) -> Answer | None:
@@ -85,7 +89,8 @@ def parse_entry(line: str) -> Entry:
     first = _parse_answer(*fields[:3])
     if first is None:
         raise ValueError(f"opening table line without a first answer: {line!r}")
-    return Entry(tuple(Piece[c] for c in order), first, _parse_answer(*fields[3:6]))
+    held = _parse_answer(*fields[6:9]) if len(fields) >= 9 else None
+    return Entry(tuple(Piece[c] for c in order), first, _parse_answer(*fields[3:6]), held)
 
 
 def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
@@ -153,25 +158,25 @@ def lookup(
             entry = table.get((placed, *shown))
             if entry is not None and entry.second is not None and entry.first.mask == bits:
                 return entry.second
-    elif hold is not None and hold_spent and not bits and not state:
-        # the first position with hold pressed: when the table's advice was to hold and place the piece now in
-        # play, the best of that piece's placements is the best of all, so its answer holds as it is
+    elif hold is not None and hold_spent and not bits and not state:  # the first position, hold pressed
         entry = table.get((Piece(hold), *shown))
-        if entry is not None and entry.first.piece == shown[0]:
-            return entry.first
+        return entry.held if entry is not None else None
     return None
 
 
-def compute_entry(order: tuple[Piece, ...], rules: Rules) -> Entry:
-    """The entry for this bag order under these rules, searched (what the table stores)."""
+def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = None) -> Entry:
+    """The entry for this bag order under these rules, searched (what the table stores); with `keep`, its
+    answers are kept and only the missing ones are searched."""
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
     from game.randomizer import make_randomizer
 
     randomizer = make_randomizer("7bag", 0)
 
-    def answer(bits: Bitboard, current: Piece, queue: tuple[Piece, ...], state: tuple) -> Answer:
-        result = pc_chance(bits, current, list(queue), None, state, randomizer, rules, LINES, table=False)
+    def answer(bits: Bitboard, current: Piece, queue: tuple[Piece, ...], hold: Piece | None, state: tuple) -> Answer:
+        result = pc_chance(
+            bits, current, list(queue), hold, state, randomizer, rules, LINES, hold_spent=hold is not None, table=False
+        )
         if result.approximate or result.futures != FUTURES:
             raise RuntimeError(f"{order_text(order)}: no exact chance over {FUTURES} futures")
         best = result.best_placement
@@ -179,8 +184,16 @@ def compute_entry(order: tuple[Piece, ...], rules: Rules) -> Entry:
             return Answer(0, current, 0)
         return Answer(round(result.chance * FUTURES), best.piece, best.mask)
 
-    first = answer(0, order[0], order[1:6], (order[6],))
-    second = None
-    if first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
-        second = answer(first.mask, order[1], order[2:7], ())
-    return Entry(tuple(order), first, second)
+    if keep is not None:
+        first, second = keep.first, keep.second
+    else:
+        first = answer(0, order[0], order[1:6], None, (order[6],))
+        second = None
+        if first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
+            second = answer(first.mask, order[1], order[2:7], None, ())
+    held = keep.held if keep is not None else None
+    if held is None:
+        # advice to hold and place the second piece: once hold is pressed only that piece's placements are left,
+        # and the best of them was the best of all, so the advice stands as it is
+        held = first if first.piece == order[1] else answer(0, order[1], order[2:7], order[0], ())
+    return Entry(tuple(order), first, second, held)
