@@ -17,9 +17,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             no budget, caches kept within a game; "over 200" counts the positions past the live target
   live      the same positions asked as the worker asks (ai.pc_service.exact_chance, which looks for a newer
             question as it goes), thread CPU ms until the exact chance
-  opening   a 7-bag game's first position and the one after the advised placement (when it does not hold), for
-            100 seeded bag orders: pc_chance as the worker asks it (the opening table, ai.pc.opening, where the tree
-            has one), and in the same run the search without the table ("search")
+  opening   a 7-bag game's first position, the one after the advised placement (when it does not hold) and the
+            first with hold pressed, for 100 seeded bag orders: pc_chance as the worker asks it (the opening table,
+            ai.pc.opening, where the tree has one), and in the same run the search without the table ("search")
   follow    pc_chance at every position of CHANCE_SEEDS games of 7 4-line PCs played as a player who follows the
             panel plays them: the first step of the PC shown when the pieces shown make one, else the placement the
             chance advises (the loop of `chance` follows the solver's path instead); caches kept within a game
@@ -281,7 +281,9 @@ def _opening_group() -> dict:
     bag = make_randomizer("7bag", 0)
     has_table = "table" in inspect.signature(pc_chance).parameters
     orders = random.Random(11).sample(list(itertools.permutations(ALL_PIECES)), OPENING_ORDERS)
-    times, search, exact, ids = [], [], 0, []
+    times: list[float] = []
+    search: list[float] = []
+    ids: list[str] = []
 
     def timed(*args, **kwargs):
         clear_caches()
@@ -289,18 +291,22 @@ def _opening_group() -> dict:
         result = pc_chance(*args, **kwargs)
         return result, (time.thread_time() - started) * 1000
 
+    def measure(ident: str, *args, **kwargs):
+        result, ms = timed(*args, **kwargs)
+        times.append(ms)
+        ids.append(ident)
+        search.append(timed(*args, **kwargs, table=False)[1] if has_table else ms)
+        return result
+
     for order in orders:
         name = "".join(p.name for p in order)
-        positions = [((0, order[0], list(order[1:6]), None, (order[6],), bag, rules, 4), name + "/1")]
-        for args, ident in positions:
-            result, ms = timed(*args)
-            times.append(ms)
-            exact += not result.approximate
-            ids.append(ident)
-            search.append(timed(*args, table=False)[1] if has_table else ms)
-            best = result.best_placement
-            if len(positions) == 1 and best is not None and not best.hold and best.lines == 0:
-                positions.append(((best.mask, order[1], list(order[2:7]), None, (), bag, rules, 4), name + "/2"))
+        first = measure(name + "/1", 0, order[0], list(order[1:6]), None, (order[6],), bag, rules, 4)
+        best = first.best_placement
+        if best is not None and not best.hold and best.lines == 0:  # the advice followed: the second position
+            measure(name + "/2", best.mask, order[1], list(order[2:7]), None, (), bag, rules, 4)
+        # hold pressed at the first position, whatever the advice
+        measure(name + "/h", 0, order[1], list(order[2:7]), order[0], (), bag, rules, 4, hold_spent=True)
+    exact = len(times)  # every answer here is exact (no budget)
     return {"times": times, "solvable": exact, "ids": ids, "search": search}
 
 

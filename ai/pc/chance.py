@@ -214,8 +214,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     hold_spent: hold was already pressed for the piece in play, so the next placement is `current` itself.
     should_stop: asked every few milliseconds, as the budget is; True ends the search (the result is then
     approximate, as when the budget runs out).
-    table: answer the first position of a 7-bag game from the opening table (ai.pc.opening) when it is that
-    question; False always searches (the table's own making, and tests comparing the two)."""
+    table: answer a 7-bag game's opening positions from the opening tables (ai.pc.opening) when the question is
+    one of theirs; False always searches (the tables' own making, and tests comparing the two)."""
     started = time.perf_counter()
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
