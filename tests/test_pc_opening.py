@@ -66,6 +66,16 @@ def test_a_table_made_under_other_rules_is_not_used(tmp_path, table):
     assert len(keys) == 3
 
 
+def test_a_damaged_table_is_not_used_and_nothing_breaks(tmp_path, table):
+    """A table file cut short or edited by hand: its rules line is fine, a line is not. The tables are then not
+    used (the openings are searched) instead of every chance failing."""
+    path = tmp_path / "table.txt"
+    opening.write_table(path, SRS, [opening.format_entry(e) for e in list(table.values())[:3]])
+    path.write_text(path.read_text() + "IJLOSTZ 840 Q 0xf\n")
+    assert opening.load_table(path, SRS) == {}
+    assert opening.load_table(tmp_path / "missing.txt", SRS) == {}
+
+
 def _count_by_single_searches(
     bits: int, order: tuple[Piece, ...], start: int, answer: opening.Answer, held: Piece | None = None
 ) -> int:

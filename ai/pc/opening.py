@@ -17,6 +17,7 @@ first position, the one after its advice (when that does not hold), and the firs
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,8 @@ from pathlib import Path
 from game.board import Bitboard
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
+
+_log = logging.getLogger(__name__)
 
 LINES = 4
 FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
@@ -95,7 +98,7 @@ def parse_entry(line: str) -> Entry:
 
 def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
     header = [
-        "# The live PC chance at the first two positions of a 7-bag game (see ai/pc/opening.py).",
+        "# The live PC chance at the opening positions of a 7-bag game (see ai/pc/opening.py).",
         "# Made by scripts/make_opening_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
@@ -103,14 +106,16 @@ def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
 
 
 def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:
-    """The entries of a table file, or {} when it is missing or was made under other rules than `rules` (then
-    every opening is searched, as any other position)."""
-    if not path.exists():
+    """The entries of a table file, or {} when it is missing, unreadable or was made under other rules than
+    `rules` (then every opening is searched, as any other position)."""
+    try:
+        text = path.read_text().splitlines()
+        if f"# rules {rules_key(rules)}" not in text:
+            return {}
+        entries = [parse_entry(line) for line in text if line and not line.startswith("#")]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        _log.warning("opening table %s not used: %s", path.name, error)
         return {}
-    text = path.read_text().splitlines()
-    if f"# rules {rules_key(rules)}" not in text:
-        return {}
-    entries = (parse_entry(line) for line in text if line and not line.startswith("#"))
     return {entry.order: entry for entry in entries}
 
 
