@@ -228,7 +228,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
     from ai.pc.api import solve
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
-    from ai.pc.loop import PREVIEWS, bag_stream
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
@@ -241,8 +241,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
         r, hold, pc, placed, bits, h = 0, None, 1, 0, 0, 4
         while pc <= pcs:
             current, queue = stream[r], tuple(stream[r + 1 : r + 1 + PREVIEWS])
-            dealt = r + 1 + PREVIEWS
-            state = tuple(sorted(stream[dealt : (dealt // 7) * 7 + 7])) if dealt % 7 else ()
+            state = bag_state(stream, r + 1 + PREVIEWS)
             shown = solve(bits, (current, *queue), hold=hold, rules=rules, lines=h, verify=False)
             started = time.thread_time()
             result = pc_chance(bits, current, list(queue), hold, state, bag, rules, h)
@@ -252,12 +251,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             step = shown.solutions[0].steps[0] if shown.solutions else result.best_placement
             if step is None:
                 break  # no PC any more: this game ends here
-            if not step.hold:
-                r += 1
-            elif hold is None:
-                hold, r = stream[r], r + 2
-            else:
-                hold, r = stream[r], r + 1
+            _, r, hold = play(stream, r, hold, step.hold)
             bits, cleared = clear_full_rows(bits | step.mask, h)
             h, placed = h - cleared, placed + 1
             if h == 0:

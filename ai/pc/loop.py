@@ -59,10 +59,19 @@ def bag_stream(seed: int, bags: int) -> list[Piece]:
     return out
 
 
-def _bag_state(stream: list[Piece], dealt: int) -> tuple[Piece, ...]:
+def bag_state(stream: list[Piece], dealt: int) -> tuple[Piece, ...]:
     """Pieces left in the current bag after `dealt` pieces of the stream ((): at a bag boundary)."""
     start = (dealt // 7) * 7
     return tuple(sorted(stream[dealt : start + 7])) if dealt % 7 else ()
+
+
+def play(stream: list[Piece], r: int, hold: Piece | None, press_hold: bool) -> tuple[Piece, int, Piece | None]:
+    """One placement from the stream (r: index of the piece in play): (piece placed, next r, hold after)."""
+    if not press_hold:
+        return stream[r], r + 1, hold
+    if hold is None:
+        return stream[r + 1], r + 2, stream[r]
+    return hold, r + 1, stream[r]
 
 
 def loop_positions(seed: int, pcs: int = 7, rules: Rules | None = None) -> Iterator[LoopPosition]:
@@ -85,14 +94,9 @@ def loop_positions(seed: int, pcs: int = 7, rules: Rules | None = None) -> Itera
                 stream[r],
                 tuple(stream[r + 1 : r + 1 + PREVIEWS]),
                 hold,
-                _bag_state(stream, r + 1 + PREVIEWS),
+                bag_state(stream, r + 1 + PREVIEWS),
             )
-            if not step.hold:
-                piece, r = stream[r], r + 1
-            elif hold is None:
-                hold, piece, r = stream[r], stream[r + 1], r + 2
-            else:
-                piece, hold, r = hold, stream[r], r + 1
+            piece, r, hold = play(stream, r, hold, step.hold)
             assert piece == step.piece
             bits, cleared = clear_full_rows(bits | step.mask, h)
             h -= cleared
