@@ -53,16 +53,22 @@ def use_thread_worker(app):
     return app
 
 
+def choose(app, menu, label: str) -> None:
+    """Pick `label` in a menu as the player does: down from the first item until it is selected, then return."""
+    from ui.testing import tap
+
+    for _ in range([item.label for item in menu.items].index(label)):
+        tap(app, "down")
+    tap(app, "return")
+
+
 def open_stats(app):
     """The Stats screen, opened from the title menu with the keys a player presses, drawn once."""
     from ui.menus import StatsScene, TitleScene
-    from ui.testing import tap
 
     title = TitleScene(app)
     app.scenes.reset(title)
-    for _ in range([item.label for item in title.menu.items].index("Stats")):
-        tap(app, "down")
-    tap(app, "return")
+    choose(app, title.menu, "Stats")
     stats = app.scenes.top
     assert isinstance(stats, StatsScene)
     app.draw(app.screen)

@@ -11,7 +11,7 @@ import pytest
 
 from ai.review import review_replay
 from game.replay import Replay
-from tests.players import open_stats, run_until
+from tests.players import choose, open_stats, run_until
 from ui.testing import tap
 
 
@@ -32,10 +32,7 @@ def _play_and_end(app, mode, moves: list[list[str]]):
             app.tick()
     tap(app, "escape")
     pause = app.scenes.top
-    labels = [item.label for item in pause.menu.items]
-    for _ in range(labels.index("End run (results)")):
-        tap(app, "down")
-    tap(app, "return")
+    choose(app, pause.menu, "End run (results)")
     return app.store.recent(1)[0]
 
 

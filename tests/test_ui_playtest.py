@@ -10,7 +10,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 
 import ai.service
-from tests.players import open_stats, run_until
+from tests.players import choose, open_stats, run_until
 from ui.testing import tap
 from ui.worker_client import WorkerClient, spawn_thread_worker
 
@@ -49,10 +49,7 @@ def _end_run(app):
     tap(app, "escape")
     pause = app.scenes.top
     assert isinstance(pause, PauseScene)
-    labels = [item.label for item in pause.menu.items]
-    for _ in range(labels.index("End run (results)")):
-        tap(app, "down")
-    tap(app, "return")
+    choose(app, pause.menu, "End run (results)")
     results = app.scenes.top
     assert isinstance(results, ResultsScene)
     app.draw(app.screen)
