@@ -287,7 +287,13 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     deadline = None if budget_ms is None else started + budget_ms / 1000
     search.set_deadline(deadline)
 
+    uniform = len(set(weights)) == 1
+
     def weight(leaves: int) -> float:
+        if uniform:
+            # n equal weights: the product is the correctly rounded exact sum, as math.fsum gives it (equal
+            # answers whichever way a chance was summed, the opening table's included)
+            return leaves.bit_count() * weights[0]
         total = []
         while leaves:
             low = leaves & -leaves
