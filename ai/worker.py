@@ -3,7 +3,8 @@
 `serve(transport)` is the whole loop; a transport is anything with `send`, `poll` and `recv` (a multiprocessing
 Connection, or the in-process fake the tests use). While it works on one request it keeps an eye on the
 transport: a newer request cancels the current one (its best answer so far is still sent), a Ping is answered
-at once, and Shutdown or a closed pipe ends the loop.
+at once, and Shutdown or a closed pipe ends the loop. Between requests it does idle work (the real worker thinks
+ahead about the PC questions the player is likely to ask next, `ai.pc_ahead`), which any request interrupts.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Transport(Protocol):
 
 
 Handler = Callable[[Request, Callable[[], bool], Callable[[Answer], None]], None]
+Idle = Callable[[Callable[[], bool]], bool]  # idle(should_stop) -> more to do
 
 
 class _Session:
@@ -74,12 +76,13 @@ class _Session:
 READY = -1  # the generation of the Pong a worker sends once it can answer
 
 
-def serve(transport: Transport, handler: Handler | None = None) -> None:
-    """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first."""
+def serve(transport: Transport, handler: Handler | None = None, idle: Idle | None = None) -> None:
+    """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first. Between requests
+    `idle` is called while it says there is more to do and no request is waiting (it gets `should_stop` too)."""
     if handler is None:
-        from ai.service import handle, start_warm_up  # the real engines, imported in the worker only
+        from ai.service import handle, start_warm_up, think_ahead  # the real engines, imported in the worker only
 
-        handler = handle
+        handler, idle = handle, think_ahead
         start_warm_up()
     try:
         transport.send(Pong(READY))
@@ -111,6 +114,20 @@ def serve(transport: Transport, handler: Handler | None = None) -> None:
                 transport.send(WorkerFailure(request.generation, f"{type(request).__name__}: {detail}"))
             except (EOFError, OSError):
                 return
+        if idle is not None and not _idle(idle, session):
+            return
+
+
+def _idle(idle: Idle, session: _Session) -> bool:
+    """Idle work until a request arrives or there is none left; False when the other end went away."""
+    try:
+        while not session.should_stop() and idle(session.should_stop):
+            pass
+    except (EOFError, OSError, BrokenPipeError):
+        return False
+    except Exception:  # noqa: BLE001 - nobody asked for it: logged, and the worker goes on answering
+        _log.exception("idle work failed")
+    return True
 
 
 def worker_main(connection: Connection, handler: Handler | None = None) -> None:

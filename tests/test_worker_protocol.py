@@ -233,3 +233,46 @@ def test_engines_run_pure_python_until_the_kernels_are_loaded(monkeypatch) -> No
     state = service.search_state(snapshot())
     budget = Budget(time_ms=None, max_nodes=300, depth=2)
     assert cold.suggest(state, budget).move == warm.suggest(state, budget).move  # same nodes, same move
+
+
+class _LongIdleWork:
+    """Idle work of `steps` short steps that stops when a request is waiting (says there is more to do then)."""
+
+    def __init__(self, steps: int = 5000) -> None:
+        self.steps = steps
+        self.done = 0
+        self.started = threading.Event()
+        self.interrupted = threading.Event()
+
+    def __call__(self, should_stop) -> bool:
+        self.started.set()
+        while self.done < self.steps:
+            if should_stop():
+                self.interrupted.set()
+                return True
+            self.done += 1
+            time.sleep(0.001)
+        return False
+
+
+def test_idle_work_runs_between_requests_and_any_request_interrupts_it() -> None:
+    idle = _LongIdleWork()
+    with WorkerClient(lambda: spawn_thread_worker(echo_handler, idle)) as client:
+        client.suggest(snapshot())
+        assert len(wait_for(client, 2)) == 2
+        assert idle.started.wait(3.0), "no idle work after the answer"
+        generation = client.suggest(snapshot(Piece.I))
+        answers = wait_for(client, 2)
+        assert [a.generation for a in answers] == [generation, generation]
+        assert idle.interrupted.is_set() and idle.done < idle.steps  # stopped for the request, not finished first
+
+
+def test_failing_idle_work_is_logged_and_the_worker_answers_on(caplog) -> None:
+    def idle(should_stop) -> bool:
+        raise RuntimeError("idle broke")
+
+    with WorkerClient(lambda: spawn_thread_worker(echo_handler, idle)) as client:
+        for piece in (Piece.T, Piece.I):
+            generation = client.suggest(snapshot(piece))
+            assert [a.generation for a in wait_for(client, 2)] == [generation, generation]
+    assert "idle work failed" in caplog.text

@@ -137,13 +137,13 @@ class _QueueEnd:
 _CLOSE = object()
 
 
-def spawn_thread_worker(handler: Callable | None = None) -> WorkerHandle:
-    """A worker in a thread of this process (tests: the fake transport, no subprocess)."""
+def spawn_thread_worker(handler: Callable | None = None, idle: Callable | None = None) -> WorkerHandle:
+    """A worker in a thread of this process (tests: the fake transport, no subprocess); `idle` as in ai.worker.serve."""
     to_worker: queue.Queue = queue.Queue()
     to_ui: queue.Queue = queue.Queue()
     ours = _QueueEnd(to_ui, to_worker)
     theirs = _QueueEnd(to_worker, to_ui)
-    thread = threading.Thread(target=serve, args=(theirs, handler), daemon=True)
+    thread = threading.Thread(target=serve, args=(theirs, handler, idle), daemon=True)
     thread.start()
 
     def stop() -> None:
