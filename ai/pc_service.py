@@ -19,6 +19,7 @@ from dataclasses import replace
 from ai.pc.api import solve
 from ai.pc.chance import ChanceResult, pc_chance
 from ai.pc.search import PCInputError, Solution, Step, searcher_for, step_of
+from ai.pc_ahead import Kept, ThinkingAhead
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Snapshot
 from game.board import WIDTH, Bitboard, Board
 from game.finesse import minimal_keys
@@ -76,8 +77,16 @@ def hold_spent(snapshot: Snapshot) -> bool:
     return snapshot.rules.hold and snapshot.hold_used and snapshot.hold is not None
 
 
-def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms: float | None):
-    """The first PC of `lines` rows for the position as the player has it: (solution or None, truncated)."""
+def solve_position(
+    snapshot: Snapshot,
+    lines: int,
+    *,
+    soft_drop: bool,
+    budget_ms: float | None,
+    should_stop: Callable[[], bool] | None = None,
+):
+    """The first PC of `lines` rows for the position as the player has it: (solution or None, truncated).
+    should_stop ends the search early, as the budget does."""
     board, rules = snapshot.board, snapshot.rules
     queue = (snapshot.current, *snapshot.queue)
     if not hold_spent(snapshot):
@@ -91,6 +100,7 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
             lines=lines,
             budget_ms=budget_ms,
             verify=False,
+            should_stop=should_stop,
         )
         return (result.solutions[0] if result.solutions else None), result.truncated
     # Hold is spent: the piece in play goes first, then the usual search with the hold slot as it is.
@@ -112,12 +122,15 @@ def solve_position(snapshot: Snapshot, lines: int, *, soft_drop: bool, budget_ms
             lines=child.h,
             budget_ms=left,
             verify=False,
+            should_stop=should_stop,
         )
         truncated |= result.truncated
         if result.solutions:
             rest = result.solutions[0]
             return Solution(steps=(first, *rest.steps), leftover=rest.leftover), False
         if budget_ms is not None and (time.perf_counter() - started) * 1000 > budget_ms:
+            return None, True
+        if should_stop is not None and should_stop():
             return None, True
     return None, truncated
 
@@ -166,7 +179,33 @@ def exact_chance(
     return None
 
 
+AHEAD = ThinkingAhead()  # this worker's planned questions and kept answers (ai.pc_ahead)
+
+
 def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
+    """Answer a PC request: at once when thinking ahead answered it already, else by searching. Then plan the
+    positions the answer leads to (`request.think_ahead`)."""
+    started = time.perf_counter()
+    kept = AHEAD.kept(request)
+    if kept is not None:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        send(replace(kept.answer, generation=request.generation, elapsed_ms=elapsed_ms))
+    else:
+        kept = _answer(request, should_stop, send)
+        if kept is not None:
+            AHEAD.keep(request, kept)
+    if request.think_ahead and kept is not None:
+        AHEAD.plan(request, kept.steps)
+
+
+def think_ahead(should_stop: Callable[[], bool]) -> bool:
+    """One planned question answered in the worker's idle time (see ai.pc_ahead); True while more are planned."""
+    return AHEAD.think(lambda request, stop: _answer(request, stop, lambda _: None), should_stop)
+
+
+def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> Kept | None:
+    """Search and send the answer (a partial one first, then the final one); the final answer with the next
+    placements it points to when it is complete: nothing was cut short and the chance was computed if wanted."""
     started = time.perf_counter()
 
     def elapsed() -> float:
@@ -180,16 +219,10 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     soft_drop = request.drop != "harddrop"
     candidates = candidate_lines(board, request.lines)
     if not candidates:
-        send(
-            PcAnswer(
-                request.generation,
-                solvable=False,
-                chance=0.0,
-                note="no perfect clear fits this stack",
-                elapsed_ms=elapsed(),
-            )
-        )
-        return
+        note = "no perfect clear fits this stack"
+        nothing = PcAnswer(request.generation, solvable=False, chance=0.0, note=note, elapsed_ms=elapsed())
+        send(nothing)
+        return Kept(nothing, ())
     solution: Solution | None = None
     truncated = False
     # Without a solution from the known pieces the chance is about the PC the player is aiming for.
@@ -197,11 +230,15 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
     for height in candidates:  # the lowest PC the known pieces can finish wins
         try:
             found, cut = solve_position(
-                snapshot, height, soft_drop=soft_drop, budget_ms=max(1.0, request.budget_ms - elapsed())
+                snapshot,
+                height,
+                soft_drop=soft_drop,
+                budget_ms=max(1.0, request.budget_ms - elapsed()),
+                should_stop=should_stop,
             )
         except PCInputError as error:
             send(PcAnswer(request.generation, solvable=False, chance=0.0, note=str(error), elapsed_ms=elapsed()))
-            return
+            return None
         truncated |= cut
         if found is not None:
             solution, lines = found, height
@@ -220,8 +257,11 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
         lines=lines,
     )
     send(answer)
-    if not request.want_chance or should_stop():
-        return
+    steps = (solution.steps[0],) if solution else ()
+    if not request.want_chance:
+        return None if truncated else Kept(answer, steps)
+    if should_stop():
+        return None
     try:
         chance = exact_chance(
             snapshot,
@@ -231,22 +271,26 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
         )
     except (PCInputError, ValueError) as error:
         send(replace(answer, final=True, note=f"{note}; chance unavailable: {error}", elapsed_ms=elapsed()))
-        return
+        return None
     if chance is None:
         if should_stop():
-            return  # a newer question is waiting; this one is dropped
+            return None  # a newer question is waiting; this one is dropped
         note += "; chance not computed: too many continuations to search in time"
         send(replace(answer, final=True, note=note, elapsed_ms=elapsed()))
-        return
+        return None
     best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
-    send(
-        replace(
-            answer,
-            chance=chance.chance,
-            estimate=chance.sampled,
-            best_next=best,
-            final=True,
-            note=note + (" (estimate)" if chance.sampled else ""),
-            elapsed_ms=elapsed(),
-        )
+    final = replace(
+        answer,
+        chance=chance.chance,
+        estimate=chance.sampled,
+        best_next=best,
+        final=True,
+        note=note + (" (estimate)" if chance.sampled else ""),
+        elapsed_ms=elapsed(),
     )
+    send(final)
+    if truncated:
+        return None
+    # the panel's move first (the PC's first step when one is drawn, else the advice): the player's likely next
+    advice = (chance.best_placement,) if chance.best_placement else ()
+    return Kept(final, steps + tuple(step for step in advice if step not in steps))

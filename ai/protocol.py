@@ -64,6 +64,8 @@ class PcRequest:
     drop: str = "softdrop"
     budget_ms: float = 150.0
     want_chance: bool = True
+    # after answering, the worker answers the positions the answer leads to in its idle time (ai.pc_ahead)
+    think_ahead: bool = True
 
 
 @dataclass(frozen=True)

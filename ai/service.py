@@ -174,6 +174,13 @@ def _solve_pc(request: PcRequest, should_stop: Callable[[], bool], send: Callabl
     solve_for_hint(request, should_stop, send)
 
 
+def think_ahead(should_stop: Callable[[], bool]) -> bool:
+    """The worker's idle work: the PC questions the last PC answer leads to (ai.pc_ahead). True while more."""
+    from ai.pc_service import think_ahead as answer_planned
+
+    return answer_planned(should_stop)
+
+
 class RequestError(ValueError):
     """A request the worker refuses; the worker answers it with a WorkerFailure carrying this message."""
 

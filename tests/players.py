@@ -46,10 +46,16 @@ def run_until(app, condition, timeout_s: float = 60.0) -> bool:
 
 def use_thread_worker(app):
     """The app with the AI worker in a thread (no process start): what the coach tests play against."""
+    import ai.pc_service
     import ai.service
+    from ai.pc_ahead import ThinkingAhead
     from ui.worker_client import WorkerClient, spawn_thread_worker
 
-    app.worker_factory = lambda: WorkerClient(lambda: spawn_thread_worker(ai.service.handle))
+    def spawn():
+        ai.pc_service.AHEAD = ThinkingAhead()  # a new worker has nothing planned or kept, as a new process
+        return spawn_thread_worker(ai.service.handle, ai.service.think_ahead)
+
+    app.worker_factory = lambda: WorkerClient(spawn)
     return app
 
 

@@ -8,6 +8,7 @@ replayed through `game.movegen.find_moves` and `game.scoring.lock_piece` (see ai
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ai.pc.cover import Arrangement
@@ -49,17 +50,21 @@ def solve(
     limit: int = 10_000,
     budget_ms: float | None = None,
     verify: bool = True,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SolveResult:
     """Perfect clears of `lines` rows for the queue (first piece = piece in play) and hold piece.
 
     find_all=False: the first solution found (or none). find_all=True: every distinct solution (distinct
     placements or order) up to `limit`, ranked by Solution.rank_key. Raises PCInputError for bad problems.
+    should_stop: asked every few milliseconds, as the budget is; True ends the search (marked truncated).
     """
     rules = rules or Rules.named("srs")
     problem = Problem(_bits(board), lines, tuple(Piece(p) for p in queue), hold, use_hold)
     searcher = searcher_for(rules, soft_drop)
     with gc_paused():
-        solutions, stats = searcher.solve(problem, find_all=find_all, limit=limit, budget_ms=budget_ms)
+        solutions, stats = searcher.solve(
+            problem, find_all=find_all, limit=limit, budget_ms=budget_ms, should_stop=should_stop
+        )
     if verify:
         for solution in solutions:
             replay(problem, solution, rules, soft_drop)

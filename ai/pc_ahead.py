@@ -1,0 +1,185 @@
+"""Thinking ahead: while the player decides, the worker answers the PC questions of the positions the panel
+points to, so that the answer is there the moment the player gets there.
+
+After a PC answer the worker plans the positions one step away: after the panel's move (the first placement of
+the PC drawn, else the advised placement), with hold pressed, and after the advised placement when the panel
+shows another. A placement reveals one more preview (two when hold is pressed with an empty hold), so each is
+planned once per piece the randomizer can deal, likeliest first, with the rows the window will ask about (see
+`lines_after`). In its idle time the worker answers them one by one and keeps the answers. Any request
+interrupts it at once (the searches look for one every few milliseconds); what an interrupted search proved
+stays in the solver's caches, so the same question asked for real goes on from there.
+
+An answer is kept by the question it answers: everything `ai.pc_service` reads from a request (field, piece in
+play, previews, hold and whether it was pressed, rules, randomizer and its state, preferred lines, drop, whether
+a chance is wanted) and nothing else (combo, back-to-back and the piece count do not change a PC answer). Only
+answers a search finished are kept: one cut short by its budget could be better with more time.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ai.pc.search import Step
+from ai.protocol import PcAnswer, PcRequest, Snapshot
+from game.board import Board
+from game.randomizer import make_randomizer
+
+MAX_PLANNED = 24  # positions planned after one answer (the advised placement's come first)
+MAX_KEPT = 64  # answers kept; the oldest goes first
+NEW_PC_LINES = 4  # what the window asks on an empty field (ui.coach.PC_LINES)
+
+
+def question(request: PcRequest) -> tuple:
+    """What a PC answer depends on (see the module docstring)."""
+    s = request.snapshot
+    return (
+        s.board.bits,
+        s.current,
+        s.queue,
+        s.hold,
+        s.hold_used,
+        s.rules.cache_key(),
+        s.randomizer,
+        s.randomizer_state,
+        request.lines,
+        request.drop,
+        request.want_chance,
+    )
+
+
+def _reveals(snapshot: Snapshot, count: int) -> list[tuple[tuple, float, object]]:
+    """Every way the randomizer can deal `count` more pieces after the previews: (pieces, probability, state)."""
+    randomizer = make_randomizer(snapshot.randomizer, 0)
+    ways: list[tuple[tuple, float, object]] = [((), 1.0, snapshot.randomizer_state)]
+    for _ in range(count):
+        ways = [
+            (pieces + (piece,), prob * p, after)
+            for pieces, prob, state in ways
+            for piece, p, after in randomizer.outcomes(state)
+            if p > 0
+        ]
+    ways.sort(key=lambda way: -way[1])
+    return ways
+
+
+def _dealt(snapshot: Snapshot, used: int, **changes) -> list[Snapshot]:
+    """The positions after `used` pieces of the shown ones (piece in play first) left the queue: the rest move up
+    and as many new previews are dealt, one position per way they can come."""
+    shown = (snapshot.current, *snapshot.queue)
+    out = []
+    for pieces, _, state in _reveals(snapshot, used):
+        rest = shown[used:] + pieces
+        out.append(replace(snapshot, current=rest[0], queue=rest[1:], randomizer_state=state, **changes))
+    return out
+
+
+def after_placement(snapshot: Snapshot, step: Step) -> tuple[list[Snapshot], int]:
+    """The positions the player can see after making `step` (a next placement the worker sent), likeliest first,
+    and the rows it clears."""
+    board, cleared = Board.from_bits(snapshot.board.bits | step.mask).clear_lines()
+    if step.hold and not snapshot.hold_used:
+        # hold pressed: the piece in play goes to hold; an empty hold takes the next piece from the queue too
+        used = 2 if snapshot.hold is None else 1
+        return _dealt(snapshot, used, board=board, hold=snapshot.current, hold_used=False), len(cleared)
+    return _dealt(snapshot, 1, board=board, hold_used=False), len(cleared)
+
+
+def lines_after(request: PcRequest, cleared: int, empty: bool) -> int:
+    """The rows the window asks about next (ui.coach.pc_lines): those still to clear, and a new 4-line PC once
+    the field is empty. Elsewhere the window may ask for another height; that question is then searched."""
+    return NEW_PC_LINES if empty else max(1, request.lines - cleared)
+
+
+def after_hold(snapshot: Snapshot) -> list[Snapshot]:
+    """The positions after the hold key alone (none when it cannot be pressed now)."""
+    if not snapshot.rules.hold or snapshot.hold_used:
+        return []
+    if snapshot.hold is not None:
+        return [replace(snapshot, current=snapshot.hold, hold=snapshot.current, hold_used=True)]
+    return _dealt(snapshot, 1, hold=snapshot.current, hold_used=True)
+
+
+@dataclass(frozen=True)
+class Kept:
+    answer: PcAnswer  # the final answer (its generation is the request it was made for)
+    steps: tuple[Step, ...]  # next placements it points to, the panel's move first (ai.protocol.pc_panel)
+
+
+# answer(request, should_stop) -> the finished answer, or None when it was cut short or stopped
+Answerer = Callable[[PcRequest, Callable[[], bool]], Kept | None]
+
+
+class ThinkingAhead:
+    """The planned questions and the answers kept (one per worker process)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple, Kept] = OrderedDict()
+        self._planned: deque[PcRequest] = deque()
+        self.hits = 0  # questions answered from what was kept
+        self.plans = 0  # answers planned from
+        self.thinking = False  # a planned question is being answered
+
+    def kept(self, request: PcRequest) -> Kept | None:
+        found = self._kept.get(question(request))
+        if found is not None:
+            self._kept.move_to_end(question(request))
+            self.hits += 1
+        return found
+
+    def keep(self, request: PcRequest, kept: Kept) -> None:
+        self._kept[question(request)] = kept
+        self._kept.move_to_end(question(request))
+        while len(self._kept) > MAX_KEPT:
+            self._kept.popitem(last=False)
+
+    def plan(self, request: PcRequest, steps: tuple[Step, ...]) -> None:
+        """Plan the positions the answer to `request` leads to (replacing any earlier plan: the player is here
+        now): after the first step (the panel's move), then with hold pressed, then after the other steps."""
+        snapshot = request.snapshot
+        positions: list[tuple[Snapshot, int]] = []  # (position, lines)
+        for i, step in enumerate(steps):
+            after, cleared = after_placement(snapshot, step)
+            positions += [(p, lines_after(request, cleared, not p.board.bits)) for p in after]
+            if i == 0:
+                positions += [(p, request.lines) for p in after_hold(snapshot)]
+        if not steps:
+            positions += [(p, request.lines) for p in after_hold(snapshot)]
+        self.plans += 1
+        self._planned.clear()
+        seen = set()
+        for position, lines in positions:
+            ahead = replace(request, generation=-1, snapshot=position, lines=lines)
+            key = question(ahead)
+            if key not in seen and key not in self._kept:
+                seen.add(key)
+                self._planned.append(ahead)
+            if len(self._planned) >= MAX_PLANNED:
+                break
+
+    def planned(self) -> list[PcRequest]:
+        return list(self._planned)
+
+    def think(self, answer: Answerer, should_stop: Callable[[], bool]) -> bool:
+        """Answer the next planned question unless it is kept already. True while more are planned. A question cut
+        short by a request goes back to the front (asked again when the worker is idle, if still planned; it goes
+        on from what was proved); one that failed or could not finish is dropped."""
+        if not self._planned:
+            return False
+        self.thinking = True
+        try:
+            request = self._planned.popleft()
+            if question(request) not in self._kept:
+                kept = answer(request, should_stop)
+                if kept is not None:
+                    self.keep(request, kept)
+                elif should_stop():
+                    self._planned.appendleft(request)
+        finally:
+            self.thinking = False
+        return bool(self._planned)
+
+    def idle(self) -> bool:
+        """Nothing planned is left to answer (tests wait for it, as a player who thinks long enough)."""
+        return not self._planned and not self.thinking

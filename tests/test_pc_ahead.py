@@ -1,0 +1,294 @@
+"""Thinking ahead (ai.pc_ahead): the positions the worker answers while the player decides are the ones the game
+really shows next, an answer kept is the answer a search gives, and a request never waits for the idle work.
+
+The positions are checked against the game engine itself: a player presses the keys of a placement (or hold on
+its own) one tick at a time, and the position the window would then send must be one of those planned."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from ai import pc_service
+from ai.pc.search import searcher_for, step_of
+from ai.pc_ahead import ThinkingAhead, after_hold, after_placement, lines_after, question
+from ai.protocol import PcAnswer, PcRequest
+from game.board import Board
+from game.config import GameConfig, GravityMode
+from game.engine import Game
+from game.executor import KeyExecutor
+from game.handling import Button
+from game.randomizer import make_randomizer
+from game.rules import Rules
+from ui.coach import snapshot_of
+
+RANDOMIZERS = ("7bag", "14bag", "random", "nes", "tgm")
+
+
+def _keys(request_or_snapshots) -> set[tuple]:
+    return {question(PcRequest(0, s)) for s in request_or_snapshots}
+
+
+def _press_hold(game: Game) -> None:
+    """Hold on its own, as a player presses it."""
+    for _ in range(10):
+        if game.hold_used:
+            return
+        game.tick(Button.HOLD)
+    raise AssertionError("hold was not taken")
+
+
+def _place(game: Game, keys, hold: bool) -> None:
+    """A placement's keys pressed one per tick, until the next piece is in play."""
+    executor = KeyExecutor(keys, hold_first=hold)
+    placed = game.stats.pieces
+    for _ in range(600):
+        if game.stats.pieces > placed and game.active is not None:
+            return
+        game.tick(executor.buttons(game))
+    raise AssertionError("the piece did not lock")
+
+
+@pytest.mark.parametrize("randomizer", RANDOMIZERS)
+def test_the_positions_planned_are_the_ones_the_game_shows_next(randomizer):
+    """Random placements of a 4-line PC field (with and without hold, an empty hold included, rows cleared, a
+    new PC after a PC) and hold on its own: the position after each is one of those planned, and there is one
+    planned per piece the randomizer can deal."""
+    rules = Rules.named("srs")
+    gen = searcher_for(rules, True).gen
+    rng = random.Random(randomizer)
+    checked = {"placement": 0, "hold placement": 0, "hold alone": 0, "rows cleared": 0}
+    for seed in range(10):
+        # every other game starts with two rows to finish, so that rows clear (and the field empties) often
+        gap = rng.randrange(8)
+        rows = ["X" * gap + "__" + "X" * (8 - gap)] * 2 if seed % 2 else []
+        config = GameConfig(rules=rules, randomizer=randomizer, gravity_mode=GravityMode.FIXED, gravity=0)
+        game = Game(config, seed, board=Board.from_rows(rows) if rows else None)
+        game.tick(Button.NONE)  # the first piece spawns
+        lines = 4
+        for _ in range(14):
+            snapshot = snapshot_of(game)
+            outcomes = len(make_randomizer(randomizer, 0).outcomes(snapshot.randomizer_state))
+            if rules.hold and not game.hold_used and rng.random() < 0.2:
+                planned = after_hold(snapshot)
+                assert len(planned) == (1 if game.hold is not None else outcomes)
+                _press_hold(game)
+                assert question(PcRequest(0, snapshot_of(game))) in _keys(planned)
+                checked["hold alone"] += 1
+                continue
+            options = [(snapshot.current, False)]
+            if rules.hold and not game.hold_used:
+                options.append((snapshot.queue[0] if snapshot.hold is None else snapshot.hold, True))
+            piece, hold = rng.choice(options)
+            children = list(gen.children(game.board.bits, lines, piece))
+            if not children:
+                break  # this field has no PC placement for the piece: next game
+            clearing = [child for child in children if child.h < lines]
+            step = step_of(piece, rng.choice(clearing if clearing and rng.random() < 0.8 else children), hold=hold)
+            planned, cleared = after_placement(snapshot, step)
+            assert len(planned) == len(_keys(planned))
+            if not (hold and snapshot.hold is None):  # one piece dealt (two after an empty hold's first use)
+                assert len(planned) == outcomes
+            move = pc_service.step_move(game.board, step, rules, soft_drop=True)
+            _place(game, move.keys, move.hold)
+            assert question(PcRequest(0, snapshot_of(game))) in _keys(planned)
+            assert game.board.bits == planned[0].board.bits
+            checked["hold placement" if hold else "placement"] += 1
+            checked["rows cleared"] += cleared > 0
+            lines = lines_after(PcRequest(0, snapshot, lines=lines), cleared, not game.board.bits)
+    assert all(checked.values()), checked
+
+
+def test_the_rows_asked_next_are_the_windows():
+    """The window asks about the rows still to clear, and about a new 4-line PC on an empty field
+    (ui.coach.pc_lines, which these planned questions must equal to be of any use)."""
+    from game.board import Board
+    from ui.coach import pc_lines
+
+    rules = Rules.named("srs")
+    game = Game(GameConfig(rules=rules), 1, board=Board.from_rows(["XXXXXXXXX_"] * 2 + ["XXXXXX____"]))
+    game.tick(Button.NONE)
+    request = PcRequest(0, snapshot_of(game), lines=pc_lines(game, True))
+    assert request.lines == 4
+    assert lines_after(request, 0, False) == pc_lines(game, True)
+    assert lines_after(request, 2, False) == 2 and lines_after(request, 3, True) == 4
+
+
+def _fresh_answer(request: PcRequest) -> PcAnswer:
+    """The answer a worker that kept nothing gives."""
+    saved, pc_service.AHEAD = pc_service.AHEAD, ThinkingAhead()
+    try:
+        sent: list = []
+        pc_service.solve_for_hint(request, lambda: False, sent.append)
+        return sent[-1]
+    finally:
+        pc_service.AHEAD = saved
+
+
+def _same(a: PcAnswer, b: PcAnswer) -> bool:
+    # which of several equally good placements is advised depends on what the solver's caches hold
+    return (a.solvable, a.chance, a.estimate, a.lines, a.note, len(a.overlay)) == (
+        b.solvable,
+        b.chance,
+        b.estimate,
+        b.lines,
+        b.note,
+        len(b.overlay),
+    )
+
+
+def test_an_answer_worked_out_ahead_is_the_searched_answer(monkeypatch):
+    """A 7-bag game from an empty field, the player following the panel: after each answer the worker thinks
+    ahead; the answers it kept equal the answers searched afresh, and the position the panel leads to is
+    answered from what was kept."""
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
+    from ai.protocol import Snapshot
+    from game.board import Board
+
+    monkeypatch.setattr(pc_service, "AHEAD", ThinkingAhead())
+    rules = Rules.named("srs")
+    stream = bag_stream(3, 4)
+    snapshot = Snapshot(Board.empty(), stream[0], tuple(stream[1:6]), None, False, 0, 0, rules, "7bag", ())
+    request = PcRequest(1, replace(snapshot, randomizer_state=bag_state(stream, 1 + PREVIEWS)))
+    r = 0  # the piece in play's index in the stream
+    compared = 0
+    for generation in range(1, 9):
+        sent: list = []
+        hits = pc_service.AHEAD.hits
+        pc_service.solve_for_hint(request, lambda: False, sent.append)
+        assert sent[-1].generation == generation and sent[-1].final
+        if generation > 1:
+            assert pc_service.AHEAD.hits == hits + 1, "the position the panel led to was not worked out ahead"
+        planned = pc_service.AHEAD.planned()
+        assert planned
+        while pc_service.think_ahead(lambda: False):
+            pass
+        for ahead in planned[:3]:
+            kept = pc_service.AHEAD.kept(ahead)
+            assert kept is not None and _same(kept.answer, _fresh_answer(ahead)), ahead.snapshot
+            compared += 1
+        step = pc_service.AHEAD.kept(request).steps[0]  # the panel's move
+        _, r, _ = play(stream, r, request.snapshot.hold, step.hold)
+        after, cleared = after_placement(request.snapshot, step)
+        nxt = next(p for p in after if (p.current, *p.queue) == tuple(stream[r : r + 1 + PREVIEWS]))
+        request = PcRequest(generation + 1, nxt, lines=lines_after(request, cleared, not nxt.board.bits))
+    assert compared >= 20
+
+
+def _searched(game, lines: int) -> float:
+    """The chance pc_chance gives for the position in play, as a fresh search."""
+    from ai.pc.chance import pc_chance
+
+    s = snapshot_of(game)
+    args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, make_randomizer(s.randomizer, 0))
+    return pc_chance(*args, s.rules, lines, hold_spent=s.hold_used and s.hold is not None).chance
+
+
+def test_a_player_following_the_panel_is_answered_from_what_was_worked_out_ahead(ai_app):
+    """PC practice from an empty field with the worker in a thread, thinking ahead. The player waits until the
+    worker has nothing planned left (a player who thinks long enough), then presses keys one at a time: the
+    panel's move (hold on its own first when it says hold), a mistake (the piece dropped where it spawns), undo.
+    Every chance shown equals a fresh search; each position the panel led to, hold pressed and the position
+    undone to were answered from what was kept."""
+    import ai.pc_service
+    from tests.players import Keys, run_until
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+
+    app = ai_app
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, None, 5)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+    seen = {"plans": 0}
+
+    def settled() -> bool:
+        """The final answer for this position is shown and the worker has thought ahead from it."""
+        shown, ahead = coach.pc_shown, ai.pc_service.AHEAD
+        return (
+            keys.idle
+            and shown is not None
+            and shown.final
+            and shown.chance is not None
+            and ahead.plans > seen["plans"]
+            and ahead.idle()
+        )
+
+    def read_panel() -> int:
+        """Wait for the panel to settle; check its chance; the worker's count of answers it had kept."""
+        assert run_until(app, settled)
+        seen["plans"] = ai.pc_service.AHEAD.plans
+        panel = coach.pc_panel()
+        assert panel.chance == _searched(game, coach.pc_shown.lines), (game.stats.pieces, game.hold_used)
+        return ai.pc_service.AHEAD.hits
+
+    def press(*buttons) -> None:
+        keys.pending = list(buttons)
+        assert run_until(app, lambda: keys.idle)
+
+    def follow() -> int:
+        """Play the panel's move; the worker's count of kept answers used before the piece was placed."""
+        move = coach.pc_panel().first_move
+        assert move is not None
+        pieces = game.stats.pieces
+        if move.hold:  # (the panel was read already)
+            hits = ai.pc_service.AHEAD.hits
+            press(Button.HOLD)  # on its own: the panel is read again before the piece is played
+            assert read_panel() == hits + 1, "hold pressed was not worked out ahead"
+            move = coach.pc_panel().first_move
+            assert move is not None and not move.hold
+        hits = ai.pc_service.AHEAD.hits
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == pieces + 1)
+        return hits
+
+    try:
+        read_panel()
+        for _ in range(3):
+            hits = follow()
+            assert read_panel() == hits + 1, "the position the panel led to was not worked out ahead"
+        hits = ai.pc_service.AHEAD.hits
+        assert not game.hold_used
+        press(Button.HOLD)  # hold on its own, whatever the panel says
+        assert game.hold_used and read_panel() == hits + 1
+        pieces = game.stats.pieces
+        press(Button.HARD_DROP)  # a mistake: dropped where it spawned
+        assert game.stats.pieces == pieces + 1
+        read_panel()
+        hits = ai.pc_service.AHEAD.hits
+        press(Button.UNDO)
+        assert game.stats.pieces == pieces
+        assert read_panel() == hits + 1, "the position undone to was not kept"
+        hits = follow()
+        assert read_panel() == hits + 1
+    finally:
+        app.scenes.pop()
+
+
+def test_a_kept_answer_is_never_sent_for_the_same_pieces_with_hold_spent(monkeypatch):
+    """The same field and pieces with hold pressed already is another question: an answer that advises hold,
+    kept for the position before hold, must not be sent for it (its move could not be played)."""
+    from ai.pc.loop import loop_positions
+
+    monkeypatch.setattr(pc_service, "AHEAD", ThinkingAhead())
+    rules = Rules.named("srs")
+    for position in loop_positions(2, pcs=2, rules=rules):
+        if position.hold is None:
+            continue
+        request = PcRequest(1, position.snapshot(rules))
+        sent: list = []
+        pc_service.solve_for_hint(request, lambda: False, sent.append)
+        first = sent[-1].solution[0] if sent[-1].solution else sent[-1].best_next
+        if first is None or not first.hold:
+            continue
+        spent = PcRequest(2, replace(request.snapshot, hold_used=True))
+        sent = []
+        pc_service.solve_for_hint(spent, lambda: False, sent.append)
+        answer = sent[-1]
+        assert all(not move.hold for move in answer.solution) and not (answer.best_next and answer.best_next.hold)
+        assert _same(answer, _fresh_answer(spent))
+        return
+    pytest.fail("no position advised hold with a piece in hold")
