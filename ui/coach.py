@@ -498,7 +498,10 @@ class Coach:
             pc_generation = None  # too high for a PC: nothing is asked, the position counts as asked
             if game.board.height() <= PC_MAX_HEIGHT:
                 pc_generation = self.scene.app.worker().solve_pc(
-                    snapshot_of(game), lines=pc_lines(game, self.practice), budget_ms=PC_BUDGET_MS
+                    snapshot_of(game),
+                    lines=pc_lines(game, self.practice),
+                    budget_ms=PC_BUDGET_MS,
+                    think_ahead=self.ai.pc_think_ahead,
                 )
             self.pcs.ask(key, pc_generation, clock)
 

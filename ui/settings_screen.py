@@ -227,6 +227,13 @@ def _rows() -> list[Row]:
         ),
         Row(
             "ai",
+            "pc_think_ahead",
+            "PC: think ahead",
+            "bool",
+            help="While you decide, the AI works out where the PC panel leads, so the next chance shows at once.",
+        ),
+        Row(
+            "ai",
             "autoplay_pps",
             "Autoplay speed",
             "presets",
