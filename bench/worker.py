@@ -1,7 +1,7 @@
 """The window and the AI worker together: frame times, hint and PC-overlay latency, and recovery from worker
 crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn). Prints numbers only.
 
-    python bench/worker.py            # all four parts (about 3 minutes)
+    python bench/worker.py            # all five parts (about 3 minutes)
     python bench/worker.py --quick    # shorter runs, same measurements
     python bench/worker.py --parts 24 # only parts 2 and 4
 
@@ -14,6 +14,9 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    target p95 <= 200 ms
 4. worker crashes: kill the worker 50 times during play; time until hints come back (target <= 2 s each), and
    the game must keep ticking meanwhile
+5. the live PC chance in PC practice from an empty field, following the panel with a think time per piece
+   (--think-ms, 500): lock -> final answer with the chance on screen, with the worker thinking ahead and
+   without (the issue's target: within 200 ms)
 """
 
 from __future__ import annotations
@@ -251,6 +254,83 @@ def part_pc_latency(app, screen, samples: int) -> None:
     summary("[3] ... until the final answer with the chance", finals)
 
 
+def _follow_loop(app, screen, seed: int, think_s: float, pieces: int) -> tuple[list[float], int, int]:
+    """One PC-practice game from an empty field, played as a player following the panel: after each piece spawns
+    the player thinks `think_s`, then presses the keys of the panel's move (one per tick; when the panel has no
+    move yet, they wait for it). Latency: wall time from a lock to the first frame that shows the new
+    position's final answer (with the chance). Returns (latencies, pieces placed, PCs)."""
+    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    app.scenes.reset(scene)
+    watch = Watcher(scene)
+    coach, game = scene.coach, scene.game
+    state: dict = {"executor": None}
+    real_input = app.input.tick_buttons
+
+    def buttons() -> Button:
+        real_input()
+        executor = state["executor"]
+        if executor is None:
+            return Button.NONE
+        out = executor.buttons(game)
+        if executor.done:
+            state["executor"] = None
+        return out
+
+    app.input.tick_buttons = buttons
+    latencies: list[float] = []
+    locked_at: float | None = None
+    spawned_at = time.perf_counter()
+    started_pieces = None
+    try:
+        for _ in range(60 * 120):  # two minutes at most
+            frame_start = time.perf_counter()
+            app.tick()
+            app.draw(screen)
+            pygame.display.flip()
+            now = time.perf_counter()
+            if watch.locked:
+                locked_at = spawned_at = watch.locked.pop()
+                watch.locked.clear()
+            shown = coach.pc_shown
+            final = shown is not None and shown.final and shown.chance is not None
+            if started_pieces is None:
+                if not final:
+                    continue  # the worker process is starting: not counted
+                started_pieces, spawned_at = game.stats.pieces, now
+            if locked_at is not None and final:
+                latencies.append((now - locked_at) * 1000)
+                locked_at = None
+            if game.stats.pieces - started_pieces >= pieces or coach.pc_lost or game.over:
+                break
+            move = coach.pc_panel().first_move
+            if state["executor"] is None and locked_at is None and move is not None and now - spawned_at >= think_s:
+                state["executor"] = KeyExecutor(move.keys, hold_first=move.hold)
+            delay = FRAME_S - (time.perf_counter() - frame_start)
+            if delay > 0:
+                time.sleep(delay)
+    finally:
+        app.input.tick_buttons = real_input
+    return latencies, game.stats.pieces - (started_pieces or 0), game.stats.perfect_clears
+
+
+def part_live_chance(app, screen, games: int, think_ms: float, pieces: int) -> None:
+    """5. PC practice from an empty field (the 7-bag loop), following the panel with `think_ms` per piece: lock
+    -> final answer with the chance on screen, the worker thinking ahead or not (a fresh worker each)."""
+    for ahead in (False, True):
+        set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
+        latencies: list[float] = []
+        placed = pcs = 0
+        for seed in range(1, games + 1):
+            app.close_worker()  # a fresh worker per game: nothing kept from the other setting or game
+            got, n, clears = _follow_loop(app, screen, seed, think_ms / 1000, pieces)
+            latencies += got
+            placed, pcs = placed + n, pcs + clears
+        label = "thinking ahead" if ahead else "not thinking ahead"
+        print(f"[5] {games} games from an empty field, {placed} pieces, {pcs} PCs, {think_ms:.0f} ms a piece, {label}")
+        over = sum(t > 200 for t in latencies)
+        summary(f"[5] lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
+
+
 def part_faults(app, screen, kills: int) -> None:
     set_ai(app, hint_enabled=True, autoplay_pps=0, pc_hints_enabled=False)
     scene = PlayScene(app, ZEN, seed=3)
@@ -315,7 +395,8 @@ def part_faults(app, screen, kills: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
-    parser.add_argument("--parts", default="1234", help="which parts to run, e.g. 24 (default 1234)")
+    parser.add_argument("--parts", default="12345", help="which parts to run, e.g. 24 (default 12345)")
+    parser.add_argument("--think-ms", type=float, default=500.0, help="part 5: the player's time per piece")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
@@ -331,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
             part_pc_latency(app, screen, 20 if args.quick else 60)
         if "4" in args.parts:
             part_faults(app, screen, 10 if args.quick else 50)
+        if "5" in args.parts:
+            part_live_chance(app, screen, 3 if args.quick else 8, args.think_ms, 30 if args.quick else 40)
     finally:
         app.close_worker()
         pygame.quit()
