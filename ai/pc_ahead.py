@@ -26,7 +26,7 @@ from ai.protocol import PcAnswer, PcRequest, Snapshot
 from game.board import Board
 from game.randomizer import make_randomizer
 
-MAX_PLANNED = 24  # positions planned after one answer (the advised placement's come first)
+MAX_PLANNED = 24  # positions planned after one answer (those after the panel's move come first)
 MAX_KEPT = 64  # answers kept; the oldest goes first
 NEW_PC_LINES = 4  # what the window asks on an empty field (ui.coach.PC_LINES)
 

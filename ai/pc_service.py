@@ -8,6 +8,9 @@ What is sent must be true for the position as the player has it:
   an estimate marked as one). While the exact chance is still being searched the answer says so
   (`chance=None, final=False`), and if it cannot finish in `CHANCE_LIMIT_MS` the final answer says it was not
   computed rather than showing a lower bound.
+
+Between requests the worker thinks ahead (`ai.pc_ahead`): the positions an answer leads to are answered in its
+idle time, and a request for one of them gets the answer kept for it at once.
 """
 
 from __future__ import annotations
