@@ -33,20 +33,7 @@ NEW_PC_LINES = 4  # what the window asks on an empty field (ui.coach.PC_LINES)
 
 def question(request: PcRequest) -> tuple:
     """What a PC answer depends on (see the module docstring)."""
-    s = request.snapshot
-    return (
-        s.board.bits,
-        s.current,
-        s.queue,
-        s.hold,
-        s.hold_used,
-        s.rules.cache_key(),
-        s.randomizer,
-        s.randomizer_state,
-        request.lines,
-        request.drop,
-        request.want_chance,
-    )
+    return (*request.snapshot.pieces_key(), request.lines, request.drop, request.want_chance)
 
 
 def _reveals(snapshot: Snapshot, count: int) -> list[tuple[tuple, float, object]]:

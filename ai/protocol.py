@@ -44,6 +44,21 @@ class Snapshot:
     randomizer_state: Any
     pieces_placed: int = 0
 
+    def pieces_key(self) -> tuple:
+        """The field, the pieces (in play, previews, hold and whether it was pressed), the rules and what the
+        randomizer can deal: what an answer about the position depends on, score state (b2b, combo) aside. Answers
+        kept by the worker are kept under it and their request's own options."""
+        return (
+            self.board.bits,
+            self.current,
+            self.queue,
+            self.hold,
+            self.hold_used,
+            self.rules.cache_key(),
+            self.randomizer,
+            self.randomizer_state,
+        )
+
 
 # --- requests (UI -> worker) ------------------------------------------------------------------------------
 @dataclass(frozen=True)

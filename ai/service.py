@@ -109,22 +109,7 @@ _FINAL_HINTS_KEPT = 1024
 
 def _hint_key(request: SuggestRequest) -> tuple:
     s = request.snapshot
-    return (
-        s.board.bits,
-        s.current,
-        s.queue,
-        s.hold,
-        s.hold_used,
-        s.b2b,
-        s.combo,
-        s.rules.cache_key(),
-        s.randomizer,
-        s.randomizer_state,
-        request.engine,
-        request.weights,
-        request.drop,
-        request.budget_ms,
-    )
+    return (*s.pieces_key(), s.b2b, s.combo, request.engine, request.weights, request.drop, request.budget_ms)
 
 
 def _suggest(request: SuggestRequest, should_stop: Callable[[], bool], send: Callable[[Answer], None]) -> None:
