@@ -102,14 +102,48 @@ class Watcher:
         game.tick = timed
 
 
+def frame(app, screen) -> float:
+    """One frame: tick, draw, flip. Returns the time it ended."""
+    app.tick()
+    app.draw(screen)
+    pygame.display.flip()
+    return time.perf_counter()
+
+
+class Player:
+    """Presses a placement's keys one per tick in place of the keyboard (`with Player(app) as player:`)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.executor: KeyExecutor | None = None
+        self._keyboard = app.input.tick_buttons
+
+    def __enter__(self) -> Player:
+        self.app.input.tick_buttons = self._buttons
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.app.input.tick_buttons = self._keyboard
+
+    def play(self, move) -> None:
+        self.executor = KeyExecutor(move.keys, hold_first=move.hold)
+
+    def _buttons(self) -> Button:
+        self._keyboard()  # read (and ignored), as the window reads it
+        executor = self.executor
+        if executor is None:
+            return Button.NONE
+        out = executor.buttons(self.app.scenes.top.game)
+        if executor.done:
+            self.executor = None
+        return out
+
+
 def paced(app, screen, frames: int, on_frame) -> None:
     """Run `frames` frames at real 60 Hz: tick, draw, flip, then `on_frame(end_of_frame_time)`."""
     next_at = time.perf_counter()
     for _ in range(frames):
-        app.tick()
-        app.draw(screen)
-        pygame.display.flip()
-        on_frame(time.perf_counter())
+        on_frame(frame(app, screen))
         next_at += FRAME_S
         delay = next_at - time.perf_counter()
         if delay > 0:
@@ -194,21 +228,7 @@ def part_pc_latency(app, screen, samples: int) -> None:
     latencies: list[float] = []
     finals: list[float] = []
     runs = pcs = 0
-    real_input = app.input.tick_buttons
-    state: dict = {"executor": None}
-
-    def buttons() -> Button:
-        real_input()
-        executor = state["executor"]
-        if executor is None:
-            return Button.NONE
-        out = executor.buttons(app.scenes.top.game)
-        if executor.done:
-            state["executor"] = None
-        return out
-
-    app.input.tick_buttons = buttons
-    try:
+    with Player(app) as player:
         while len(latencies) < samples:
             setup = rng.choice(setups)
             seed = rng.randrange(1 << 30)
@@ -221,10 +241,7 @@ def part_pc_latency(app, screen, samples: int) -> None:
             final_from: float | None = None  # waiting for the final one (with the chance)
             for _ in range(60 * 6):  # one setup: at most 6 s
                 frame_start = time.perf_counter()
-                app.tick()
-                app.draw(screen)
-                pygame.display.flip()
-                now = time.perf_counter()
+                now = frame(app, screen)
                 if watch.locked:
                     locked_at = final_from = watch.locked.pop()
                     watch.locked.clear()
@@ -238,17 +255,14 @@ def part_pc_latency(app, screen, samples: int) -> None:
                 if scene.game.stats.perfect_clears:
                     pcs += 1
                     break
-                if state["executor"] is None and shown is not None and shown.solvable and shown.solution:
-                    move = shown.solution[0]
-                    state["executor"] = KeyExecutor(move.keys, hold_first=move.hold)
+                if player.executor is None and shown is not None and shown.solvable and shown.solution:
+                    player.play(shown.solution[0])
                 elif shown is not None and shown.final and not shown.solvable:
                     break  # no PC with these pieces: next setup
                 delay = FRAME_S - (time.perf_counter() - frame_start)
                 if delay > 0:
                     time.sleep(delay)
-            state["executor"] = None
-    finally:
-        app.input.tick_buttons = real_input
+            player.executor = None
     print(f"[3] {runs} PC practice runs from library setups, {pcs} perfect clears by following the overlay")
     summary("[3] PC overlay latency, lock -> PC answer shown (60 Hz)", latencies, "(target p95 <= 200 ms)")
     summary("[3] ... until the final answer with the chance", finals)
@@ -263,31 +277,14 @@ def _follow_loop(app, screen, seed: int, think_s: float, pieces: int) -> tuple[l
     app.scenes.reset(scene)
     watch = Watcher(scene)
     coach, game = scene.coach, scene.game
-    state: dict = {"executor": None}
-    real_input = app.input.tick_buttons
-
-    def buttons() -> Button:
-        real_input()
-        executor = state["executor"]
-        if executor is None:
-            return Button.NONE
-        out = executor.buttons(game)
-        if executor.done:
-            state["executor"] = None
-        return out
-
-    app.input.tick_buttons = buttons
     latencies: list[float] = []
     locked_at: float | None = None
     spawned_at = time.perf_counter()
     started_pieces = None
-    try:
+    with Player(app) as player:
         for _ in range(60 * 120):  # two minutes at most
             frame_start = time.perf_counter()
-            app.tick()
-            app.draw(screen)
-            pygame.display.flip()
-            now = time.perf_counter()
+            now = frame(app, screen)
             if watch.locked:
                 locked_at = spawned_at = watch.locked.pop()
                 watch.locked.clear()
@@ -303,13 +300,11 @@ def _follow_loop(app, screen, seed: int, think_s: float, pieces: int) -> tuple[l
             if game.stats.pieces - started_pieces >= pieces or coach.pc_lost or game.over:
                 break
             move = coach.pc_panel().first_move
-            if state["executor"] is None and locked_at is None and move is not None and now - spawned_at >= think_s:
-                state["executor"] = KeyExecutor(move.keys, hold_first=move.hold)
+            if player.executor is None and locked_at is None and move is not None and now - spawned_at >= think_s:
+                player.play(move)
             delay = FRAME_S - (time.perf_counter() - frame_start)
             if delay > 0:
                 time.sleep(delay)
-    finally:
-        app.input.tick_buttons = real_input
     return latencies, game.stats.pieces - (started_pieces or 0), game.stats.perfect_clears
 
 
