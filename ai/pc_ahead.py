@@ -109,15 +109,17 @@ class ThinkingAhead:
         self.thinking = False  # a planned question is being answered
 
     def kept(self, request: PcRequest) -> Kept | None:
-        found = self._kept.get(question(request))
+        key = question(request)
+        found = self._kept.get(key)
         if found is not None:
-            self._kept.move_to_end(question(request))
+            self._kept.move_to_end(key)
             self.hits += 1
         return found
 
     def keep(self, request: PcRequest, kept: Kept) -> None:
-        self._kept[question(request)] = kept
-        self._kept.move_to_end(question(request))
+        key = question(request)
+        self._kept[key] = kept
+        self._kept.move_to_end(key)
         while len(self._kept) > MAX_KEPT:
             self._kept.popitem(last=False)
 
