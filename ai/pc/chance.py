@@ -360,6 +360,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         for i, key in enumerate(moves)
     }
 
+    ahead = {key: tuple(-v for v in rank) for key, rank in order.items()}  # max() picks the first in `order`
     lost_anywhere = [0]  # leaves some placement lost
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
     # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost.
@@ -468,7 +469,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if search.out_of_time():
             search.truncated = True
             break
-        key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, [-v for v in order[k]]))
+        key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, ahead[k]))
         score = scores[key]
         if not undecided(score):
             best_key = key
@@ -480,7 +481,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if not undecided(score) and (score.lower > 0 or key == best_key)
     ]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer
-        key = max(scores, key=lambda k: (scores[k].lower, [-v for v in order[k]]))
+        key = max(scores, key=lambda k: (scores[k].lower, ahead[k]))
         ranked = [(moves[key][0], scores[key].lower)]
     ranked.sort(key=lambda item: (-item[1], not item[0].hard, item[0].hold))
     best = ranked[0] if ranked and ranked[0][1] > 0 else None

@@ -113,10 +113,12 @@ class Arrangement:
                 if subset >> i & 1:
                     bits |= mask
             keep = tuple(y for y in range(self.h) if (bits >> (y * WIDTH)) & ROW_MASK != ROW_MASK)
-            field, h = _squeeze(bits, keep), len(keep)
+            whole = len(keep) == self.h  # no row cleared yet: the cells stay where they are
+            field, h = (bits, self.h) if whole else (_squeeze(bits, keep), len(keep))
+            reaches = self.gen.reaches
             options: dict[Piece, list[int]] = {}
             for i, (piece, mask) in enumerate(zip(self.pieces, self.masks)):
-                if not subset >> i & 1 and self.gen.reaches(field, h, piece, _squeeze(mask, keep)):
+                if not subset >> i & 1 and reaches(field, h, piece, mask if whole else _squeeze(mask, keep)):
                     options.setdefault(piece, []).append(i)
             found = self._moves[subset] = {piece: tuple(ids) for piece, ids in options.items()}
         return found
