@@ -31,6 +31,10 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             sets must be equal; the ratio is what keeping the specialised generator buys (issue 13)
   x_hard    the same hard-drop search on 30 queues of 11 independent random pieces (not bag queues: up to four of
             a piece); no target, it shows where the search is still slow
+  floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
+            trie search deciding every next placement's futures (fresh memo); and the same search asked only for
+            the futures the best placement loses, for every placement (the least any placement must lose to be
+            no better), with how many placements that alone rules out. What the method must at least do there.
 Prints n, solvable count, median / p99 / max, and for `empty`/`setups` solution-finder's warm median.
 """
 
@@ -69,6 +73,7 @@ GROUPS = (
     "follow",
     "movegen",
     *RANDOM_KINDS,
+    "floor",
 )
 
 
@@ -153,14 +158,11 @@ def run_group(name: str, keep_caches: bool) -> dict:
         started = time.thread_time()
         result = percent(0, "*p7,TIJL", rules=rules)
         return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
+    whole = {"opening": _opening_group, "follow": _follow_group, "patterns": _patterns_group, "floor": _floor_group}
     if name in ("chance", "live"):
         return _chance_group(live=name == "live")
-    if name == "opening":
-        return _opening_group()
-    if name == "follow":
-        return _follow_group()
-    if name == "patterns":
-        return _patterns_group()
+    if name in whole:
+        return whole[name]()
     if name in RANDOM_KINDS:
         return _random_group(name, keep_caches)
     if name == "movegen":
@@ -257,6 +259,70 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             if h == 0:
                 pc, placed, bits, h = pc + 1, 0, 0, 4
     return {"times": times, "solvable": exact, "ids": ids}
+
+
+# the loop positions over 200 ms in `chance` (bench/pc.py --groups chance, 2026-11-26)
+FLOOR_IDS = ("s6pc1k1", "s5pc1k1", "s7pc1k1", "s4pc1k1", "s2pc3k1", "s1pc3k1")
+
+
+def _decide_each(gen, placements: list, wanted: list[int]) -> tuple[float, list[int]]:
+    """Thread CPU ms of the compiled trie search deciding `wanted[i]` after each placement (keep, node, child),
+    with a memo of its own (nothing proved before), and the futures each wins."""
+    from ai.pc.percent import TrieSearch
+
+    search = TrieSearch(gen, True)
+    started = time.thread_time()
+    won = [
+        search.run(child.field, child.h, keep, sub, want) if child.h else sub.leaves
+        for (keep, sub, child), want in zip(placements, wanted)
+    ]
+    return (time.thread_time() - started) * 1000, won
+
+
+def _floor_group(ids: tuple[str, ...] = FLOOR_IDS) -> dict:
+    """Per position: the live chance; every placement decided by the trie search; the best placement's lost
+    futures asked of every placement. Thread CPU ms; `rows` has the detail printed."""
+    from ai.pc.chance import _futures, pc_chance
+    from ai.pc.loop import loop_positions
+    from ai.pc.percent import Trie
+    from ai.pc.search import searcher_for
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    rng = make_randomizer("7bag", 0)
+    gen = searcher_for(rules, True).gen
+    times, rows = [], []
+    for ident in ids:
+        seed = int(ident[1 : ident.index("p")])
+        clear_caches()  # a new game, played up to the position as in `chance`
+        for pos in loop_positions(seed, rules=rules):
+            args = (pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
+            started = time.thread_time()
+            result = pc_chance(*args)
+            live = (time.thread_time() - started) * 1000
+            if f"s{seed}pc{pos.pc}k{pos.placed}" == ident:
+                break
+        known = (pos.current, *pos.queue)
+        need = (10 * pos.lines - pos.field.bit_count()) // 4
+        length = need + 1 - (pos.hold is not None)
+        futures, _ = _futures(rng, pos.bag_state, max(0, length - len(known)))
+        trie = Trie([(known + seq)[:length] for seq, _ in futures])
+        held, node = (known[0], trie.root.children[known[0]]) if pos.hold is None else (pos.hold, trie.root)
+        ways = [(held, piece, sub) for piece, sub in node.children.items() if held != piece]
+        ways += [(piece, held, sub) for piece, sub in node.children.items()]
+        placements = [
+            (keep, sub, child) for placed, keep, sub in ways for child in gen.children(pos.field, pos.lines, placed)
+        ]
+
+        every_ms, won = _decide_each(gen, placements, [sub.leaves for _, sub, _ in placements])
+        best = max(range(len(won)), key=lambda i: won[i].bit_count())
+        lost = placements[best][1].leaves & ~won[best]
+        lost_ms, got = _decide_each(gen, placements, [lost] * len(placements))
+        ruled_out = sum((lost & ~g).bit_count() >= lost.bit_count() for g in got)
+        times.append(live)
+        rows.append((ident, live, len(placements), every_ms, lost.bit_count(), lost_ms, ruled_out, result.futures))
+    return {"times": times, "solvable": len(rows), "ids": list(ids), "rows": rows}
 
 
 OPENING_ORDERS = 100
@@ -397,6 +463,13 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
         return (
             f"{label:<8}{'movegen':<10}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
             f"ai.pc.movegen {ours:.1f}, game.movegen {game:.1f} ({game / ours:.1f}x); same cells"
+        )
+    if name == "floor":
+        return "\n".join(
+            f"{label:<8}{ident:<10} live {live:6.1f} ms; {n} placements of {futures} futures: every one decided "
+            f"{every:6.1f} ms; the best's {lost} lost futures asked of each {lost_ms:5.1f} ms, which rules out "
+            f"{out - 1} of the other {n - 1}"
+            for ident, live, n, every, lost, lost_ms, out, futures in data["rows"]
         )
     if name == "patterns":
         return "\n".join(
