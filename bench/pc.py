@@ -31,6 +31,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             sets must be equal; the ratio is what keeping the specialised generator buys (issue 13)
   x_hard    the same hard-drop search on 30 queues of 11 independent random pieces (not bag queues: up to four of
             a piece); no target, it shows where the search is still slow
+  firsts    the live chance after every first placement of a game's first piece (no hold), for FIRSTS_SEEDS: what a
+            player who opens their own way meets at the second piece (the `chance` loop plays the solver's opening
+            only); caches kept within a game
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -73,6 +76,7 @@ GROUPS = (
     "follow",
     "movegen",
     *RANDOM_KINDS,
+    "firsts",
     "floor",
 )
 
@@ -158,7 +162,13 @@ def run_group(name: str, keep_caches: bool) -> dict:
         started = time.thread_time()
         result = percent(0, "*p7,TIJL", rules=rules)
         return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
-    whole = {"opening": _opening_group, "follow": _follow_group, "patterns": _patterns_group, "floor": _floor_group}
+    whole = {
+        "opening": _opening_group,
+        "follow": _follow_group,
+        "patterns": _patterns_group,
+        "firsts": _firsts_group,
+        "floor": _floor_group,
+    }
     if name in ("chance", "live"):
         return _chance_group(live=name == "live")
     if name in whole:
@@ -258,6 +268,32 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             h, placed = h - cleared, placed + 1
             if h == 0:
                 pc, placed, bits, h = pc + 1, 0, 0, 4
+    return {"times": times, "solvable": exact, "ids": ids}
+
+
+FIRSTS_SEEDS = (5, 6)
+
+
+def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS) -> dict:
+    from ai.pc.chance import pc_chance
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
+    from ai.pc.search import searcher_for
+    from game.randomizer import make_randomizer
+    from game.rules import Rules
+
+    rules = Rules.named("srs")
+    bag = make_randomizer("7bag", 0)
+    times, exact, ids = [], 0, []
+    for seed in seeds:
+        clear_caches()  # a new game: what a fresh worker knows
+        stream = bag_stream(seed, 2)
+        state = bag_state(stream, 1 + 1 + PREVIEWS)
+        for child in searcher_for(rules, True).gen.children(0, 4, stream[0]):
+            started = time.thread_time()
+            result = pc_chance(child.field, stream[1], list(stream[2 : 2 + PREVIEWS]), None, state, bag, rules, 4)
+            times.append((time.thread_time() - started) * 1000)
+            exact += not result.approximate
+            ids.append(f"s{seed}{stream[0].name}@{child.mask}")
     return {"times": times, "solvable": exact, "ids": ids}
 
 
@@ -482,7 +518,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow"):
+    if name in ("chance", "live", "opening", "follow", "firsts"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
     if name == "opening":
         search = data["search"]
@@ -543,7 +579,13 @@ def main() -> int:
             print(_line(label, name, data, warm.get(name)), flush=True)
         if len(results) == 2:
             old_data, new_data = results.values()
-            if old_data["solvable"] != new_data["solvable"] and name not in ("chance", "live", "opening", "follow"):
+            if old_data["solvable"] != new_data["solvable"] and name not in (
+                "chance",
+                "live",
+                "opening",
+                "follow",
+                "firsts",
+            ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
         tmp.cleanup()
