@@ -275,6 +275,7 @@ FIRSTS_SEEDS = (5, 6)
 
 
 def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS) -> dict:
+    """The live chance at the first PC's second position, after each placement of the first piece (no hold)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.search import searcher_for
@@ -345,6 +346,7 @@ def _floor_group(ids: tuple[str, ...] = FLOOR_IDS) -> dict:
         futures, _ = _futures(rng, pos.bag_state, max(0, length - len(known)))
         trie = Trie([(known + seq)[:length] for seq, _ in futures])
         held, node = (known[0], trie.root.children[known[0]]) if pos.hold is None else (pos.hold, trie.root)
+        assert len(node.children) == 1  # the piece in play is known: every placement numbers the futures alike
         ways = [(held, piece, sub) for piece, sub in node.children.items() if held != piece]
         ways += [(piece, held, sub) for piece, sub in node.children.items()]
         placements = [
