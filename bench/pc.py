@@ -93,6 +93,17 @@ def clear_caches() -> None:
         chance.store_for.cache_clear()
     except AttributeError:  # older trees (--against) have no store
         pass
+    # the trie search's memos, kept by the futures searched (and in the compiled search's shared table): a game
+    # played again (bench/profile_kernels.py) must not find its own proofs
+    importlib.import_module("ai.pc.percent")._MEMOS.clear()
+    try:
+        from ai.pc import jit_table, jit_trie
+
+        for shared in jit_trie._SHARED:  # emptied in place: new arrays would time their first page faults
+            jit_table.reset(shared.memo, shared.memo_fill)
+            shared.arena_fill[0] = 0
+    except (ImportError, AttributeError):  # without numba, or an older tree (--against) laid out otherwise
+        pass
 
 
 def pct(values: list[float], q: float) -> float:
