@@ -106,6 +106,27 @@ def clear_caches() -> None:
         pass
 
 
+def loop_position(ident: str, rules) -> tuple[list, object]:
+    """The positions of the 7-bag loop game before position `ident` (as the chance group names it: s6pc1k1), and
+    that position."""
+    from ai.pc.loop import loop_positions
+
+    seed = int(ident[1 : ident.index("p")])
+    before = []
+    for pos in loop_positions(seed, rules=rules):
+        if f"s{seed}pc{pos.pc}k{pos.placed}" == ident:
+            return before, pos
+        before.append(pos)
+    raise ValueError(f"no position {ident} in the loop of seed {seed}")
+
+
+def ask(pos, rules, bag):
+    """pc_chance for a loop position, as the chance group asks it."""
+    from ai.pc.chance import pc_chance
+
+    return pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, bag, rules, pos.lines)
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -217,7 +238,6 @@ CHANCE_SEEDS = (1, 2, 3, 4, 5, 6, 7, 8)  # 560 positions: the 1st PC's are the s
 
 
 def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> dict:
-    from ai.pc.chance import pc_chance
     from ai.pc.loop import loop_positions
     from ai.pc_service import exact_chance
     from game.randomizer import make_randomizer
@@ -240,7 +260,7 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
         if live:
             result = exact_chance(pos.snapshot(rules), pos.lines, soft_drop=True, **rounds)
         else:
-            result = pc_chance(pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
+            result = ask(pos, rules, rng)
         times.append((time.thread_time() - started) * 1000)
         exact += result is not None and not result.approximate
         ids.append(f"s{seed}pc{pos.pc}k{pos.placed}")
@@ -330,40 +350,33 @@ def _decide_each(gen, placements: list, wanted: list[int]) -> tuple[float, list[
 def _floor_group(ids: tuple[str, ...] = FLOOR_IDS) -> dict:
     """Per position: the live chance; every placement decided by the trie search; the best placement's lost
     futures asked of every placement. Thread CPU ms; `rows` has the detail printed."""
-    from ai.pc.chance import _futures, pc_chance
-    from ai.pc.loop import loop_positions
-    from ai.pc.percent import Trie
+    from ai.pc.chance import futures_trie, next_options, queue_length
     from ai.pc.search import searcher_for
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
     rules = Rules.named("srs")
-    rng = make_randomizer("7bag", 0)
+    bag = make_randomizer("7bag", 0)
     gen = searcher_for(rules, True).gen
     times, rows = [], []
     for ident in ids:
-        seed = int(ident[1 : ident.index("p")])
+        before, pos = loop_position(ident, rules)
         clear_caches()  # a new game, played up to the position as in `chance`
-        for pos in loop_positions(seed, rules=rules):
-            args = (pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, rng, rules, pos.lines)
-            started = time.thread_time()
-            result = pc_chance(*args)
-            live = (time.thread_time() - started) * 1000
-            if f"s{seed}pc{pos.pc}k{pos.placed}" == ident:
-                break
+        for earlier in before:
+            ask(earlier, rules, bag)
+        started = time.thread_time()
+        result = ask(pos, rules, bag)
+        live = (time.thread_time() - started) * 1000
         known = (pos.current, *pos.queue)
-        need = (10 * pos.lines - pos.field.bit_count()) // 4
-        length = need + 1 - (pos.hold is not None)
-        futures, _ = _futures(rng, pos.bag_state, max(0, length - len(known)))
-        trie = Trie([(known + seq)[:length] for seq, _ in futures])
-        held, node = (known[0], trie.root.children[known[0]]) if pos.hold is None else (pos.hold, trie.root)
-        assert len(node.children) == 1  # the piece in play is known: every placement numbers the futures alike
-        ways = [(held, piece, sub) for piece, sub in node.children.items() if held != piece]
-        ways += [(piece, held, sub) for piece, sub in node.children.items()]
+        length = queue_length((10 * pos.lines - pos.field.bit_count()) // 4, pos.hold, True)
+        trie, _, _ = futures_trie(known, length, bag, pos.bag_state)
+        options = next_options(trie, known[0], pos.hold, True)
+        assert len({sub.ident for _, _, sub, _, _ in options}) == 1  # one numbering of the futures for all
         placements = [
-            (keep, sub, child) for placed, keep, sub in ways for child in gen.children(pos.field, pos.lines, placed)
+            (keep, sub, child)
+            for placed, keep, sub, _, _ in options
+            for child in gen.children(pos.field, pos.lines, placed)
         ]
-
         every_ms, won = _decide_each(gen, placements, [sub.leaves for _, sub, _ in placements])
         best = max(range(len(won)), key=lambda i: won[i].bit_count())
         lost = placements[best][1].leaves & ~won[best]
@@ -580,6 +593,9 @@ def main() -> int:
     for name in groups:
         results = {}
         for label, tree in trees:
+            if name == "floor" and tree != ROOT:
+                print(f"{label:<8}floor     (this tree only: it takes apart this tree's chance search)")
+                continue
             if len(trees) == 1:
                 data = run_group(name, args.keep_caches)
             else:

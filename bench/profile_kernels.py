@@ -83,46 +83,28 @@ def main() -> int:
             shutil.rmtree(folder, ignore_errors=True)
     sys.path.insert(0, str(ROOT))
     pc_bench = importlib.import_module("bench.pc")
-    from ai.pc.chance import pc_chance
-    from ai.pc.loop import loop_positions
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
     rules = Rules.named("srs")
     bag = make_randomizer("7bag", 0)
-    seed = int(args.position[1 : args.position.index("p")])
-    before = []
-    for pos in loop_positions(seed, rules=rules):
-        if f"s{seed}pc{pos.pc}k{pos.placed}" == args.position:
-            break
-        before.append(pos)
-    else:
-        print(f"no position {args.position} in the loop of seed {seed}")
+    try:
+        before, pos = pc_bench.loop_position(args.position, rules)
+    except ValueError as error:
+        print(error)
         return 1
-
-    def ask(position) -> None:
-        pc_chance(
-            position.field,
-            position.current,
-            list(position.queue),
-            position.hold,
-            position.bag_state,
-            bag,
-            rules,
-            position.lines,
-        )
 
     def record(output: Path) -> float:
         """The game up to the position as bench/pc.py's chance group plays it (caches emptied first), then the
         position itself under `perf record`: its thread CPU ms."""
         pc_bench.clear_caches()
         for earlier in before:
-            ask(earlier)
+            pc_bench.ask(earlier, rules, bag)
         recorder = subprocess.Popen(["perf", "record", "-q", "-F", "4999", "-p", str(os.getpid()), "-o", str(output)])
         time.sleep(1.0)  # perf attaches
         try:
             started = time.thread_time()
-            ask(pos)
+            pc_bench.ask(pos, rules, bag)
             return (time.thread_time() - started) * 1000
         finally:
             recorder.send_signal(signal.SIGINT)

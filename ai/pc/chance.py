@@ -75,6 +75,50 @@ def _promising_solutions(
     return out
 
 
+def queue_length(need: int, hold: Piece | None, use_hold: bool) -> int:
+    """Pieces of the queue (the piece in play first) a PC of `need` placements can use: one more with hold (the
+    last stays in hold), one fewer when hold already has one."""
+    return need + 1 - (hold is not None) if use_hold else need
+
+
+def futures_trie(known: tuple[Piece, ...], length: int, randomizer, state) -> tuple[Trie, list[float], bool]:
+    """The trie of the queues a PC can use from here: the pieces shown, then every continuation the randomizer can
+    deal from `state`, cut to `length` pieces (equal queues merged); each leaf's probability (root numbering); and
+    whether the futures were sampled (too many to list)."""
+    unknown = max(0, length - len(known))
+    # Every future is listed whatever the budget (a short budget must not turn an exact answer into a sample;
+    # it ends the search instead, and the result then says it is approximate).
+    futures, sampled = _futures(randomizer, state, unknown, MAX_FUTURES) if unknown else ([((), 1.0)], False)
+    sequences = [(known + seq)[: max(length, 1)] for seq, _ in futures]
+    weight_of: dict[tuple[Piece, ...], float] = {}
+    for seq, (_, prob) in zip(sequences, futures):
+        weight_of[seq] = weight_of.get(seq, 0.0) + prob
+    trie = Trie(list(weight_of))
+    return trie, [weight_of[seq] for seq in trie.sequences], sampled
+
+
+def next_options(
+    trie: Trie, current: Piece, hold: Piece | None, use_hold: bool, hold_spent: bool = False
+) -> list[tuple[Piece, Piece | None, Node, int, int]]:
+    """The next placement's choices from the buffer model's start state (see ai.pc.search): (piece placed, piece
+    kept, next node, where its leaves start among the root's, queue pieces consumed)."""
+    held: Piece | None
+    node: Node
+    if use_hold and hold is None:
+        held, node, base = current, trie.root.children[current], trie.root.offsets[current]
+    else:
+        held, node, base = (hold if use_hold else None), trie.root, 0
+    options: list[tuple[Piece, Piece | None, Node, int, int]] = []
+    if node.children:
+        for piece, sub in node.children.items():
+            if use_hold and held is not None and held != piece and not hold_spent:
+                options.append((held, piece, sub, base + node.offsets[piece], 1))
+            options.append((piece, held, sub, base + node.offsets[piece], 1))
+    elif use_hold and held is not None:
+        options.append((held, None, node, base, 0))
+    return options
+
+
 @dataclass(eq=False)
 class _Score:
     """What is known of one next placement: leaves (root numbering) it can win, has won, has lost, and the
@@ -223,8 +267,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     empty = WIDTH * lines - bits.bit_count()
     if empty % 4 or empty == 0:
         return ChanceResult(0.0, None, elapsed_ms=(time.perf_counter() - started) * 1000)
-    need = empty // 4
-    length = need + 1 - (hold is not None) if use_hold else need
+    length = queue_length(empty // 4, hold, use_hold)
     unknown = max(0, length - len(known))
     if table:
         answer = opening.lookup(
@@ -242,37 +285,13 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         )
         if answer is not None:
             return _from_table(answer, bits, known[0], randomizer, randomizer_state, unknown, rules, soft_drop, started)
-    # Every future is listed whatever the budget (a short budget must not turn an exact answer into a sample;
-    # it ends the search instead, and the result then says it is approximate).
-    limit = MAX_FUTURES
-    futures, sampled = _futures(randomizer, randomizer_state, unknown, limit) if unknown else ([((), 1.0)], False)
-    sequences = [(known + seq)[: max(length, 1)] for seq, _ in futures]
-    weight_of: dict[tuple[Piece, ...], float] = {}
-    for seq, (_, prob) in zip(sequences, futures):
-        weight_of[seq] = weight_of.get(seq, 0.0) + prob
-    trie = Trie(list(weight_of))
-    weights = [weight_of[seq] for seq in trie.sequences]
+    trie, weights, sampled = futures_trie(known, length, randomizer, randomizer_state)
     # With a budget the whole search stops at the deadline and the result says it is approximate.
     # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
     # budget or a newer question, or the position back) goes on from what was proved
     search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie, should_stop=should_stop)
 
-    # the buffer model's start state (see ai.pc.search): held piece and trie node
-    held: Piece | None
-    node: Node
-    if use_hold and hold is None:
-        held, node, base = known[0], trie.root.children[known[0]], trie.root.offsets[known[0]]
-    else:
-        held, node, base = (hold if use_hold else None), trie.root, 0
-    # (piece placed, piece kept, next node, where its leaves start among the root's, queue pieces consumed)
-    options: list[tuple[Piece, Piece | None, Node, int, int]] = []
-    if node.children:
-        for piece, sub in node.children.items():
-            if use_hold and held is not None and held != piece and not hold_spent:
-                options.append((held, piece, sub, base + node.offsets[piece], 1))
-            options.append((piece, held, sub, base + node.offsets[piece], 1))
-    elif use_hold and held is not None:
-        options.append((held, None, node, base, 0))
+    options = next_options(trie, known[0], hold, use_hold, hold_spent)
 
     # Every next placement (piece, cells), with the ways it can happen: (child, piece kept, node, leaf offset).
     moves: dict[tuple[Piece, int], tuple[Step, list]] = {}
