@@ -97,11 +97,10 @@ def clear_caches() -> None:
     # played again (bench/profile_kernels.py) must not find its own proofs
     importlib.import_module("ai.pc.percent")._MEMOS.clear()
     try:
-        from ai.pc import jit_table, jit_trie
+        from ai.pc import jit_trie
 
         for shared in jit_trie._SHARED:  # emptied in place: new arrays would time their first page faults
-            jit_table.reset(shared.memo, shared.memo_fill)
-            shared.arena_fill[0] = 0
+            shared.forget()
     except (ImportError, AttributeError):  # without numba, or an older tree (--against) laid out otherwise
         pass
 

@@ -381,10 +381,14 @@ class _Shared:
         self.next_id = 1
         self.generation = 0  # ids given before the last start-over are stale
 
+    def forget(self) -> None:
+        """Empty the memo and its arena (in place: the arrays stay allocated)."""
+        reset(self.memo, self.memo_fill)
+        self.arena_fill[0] = 0
+
     def new_id(self) -> int:
         if self.next_id >= 1 << SEARCH_BITS:  # ids run out: forget every entry, then ids start over
-            reset(self.memo, self.memo_fill)
-            self.arena_fill[0] = 0
+            self.forget()
             self.next_id = 1
             self.generation += 1
         self.next_id += 1
