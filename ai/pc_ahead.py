@@ -9,6 +9,11 @@ planned once per piece the randomizer can deal, likeliest first, with the rows t
 interrupts it at once (the searches look for one every few milliseconds); what an interrupted search proved
 stays in the solver's caches, so the same question asked for real goes on from there.
 
+The window also says where the piece in play would land now, once its ghost rests on a new spot (`PcAim`): the
+positions after that placement are thought about first, before the plan, so that a player who plays their own
+move (a first placement of their own opener, say) finds its answer there too when they rested long enough.
+A newer aim replaces it, and the next answer's plan drops it (the player has moved on).
+
 An answer is kept by the question it answers: everything `ai.pc_service` reads from a request (field, piece in
 play, previews, hold and whether it was pressed, rules, randomizer and its state, preferred lines, drop, whether
 a chance is wanted) and nothing else (combo, back-to-back and the piece count do not change a PC answer). Only
@@ -23,7 +28,8 @@ from dataclasses import dataclass, replace
 
 from ai.pc.search import Step
 from ai.protocol import PcAnswer, PcRequest, Snapshot
-from game.board import Board
+from game.board import Bitboard, Board
+from game.placement import Placement
 from game.randomizer import make_randomizer
 
 MAX_PLANNED = 24  # positions planned after one answer (those after the panel's move come first)
@@ -65,8 +71,13 @@ def _dealt(snapshot: Snapshot, used: int, **changes) -> list[Snapshot]:
 def after_placement(snapshot: Snapshot, step: Step) -> tuple[list[Snapshot], int]:
     """The positions the player can see after making `step` (a next placement the worker sent), likeliest first,
     and the rows it clears."""
-    board, cleared = Board.from_bits(snapshot.board.bits | step.mask).clear_lines()
-    if step.hold and not snapshot.hold_used:
+    return after_cells(snapshot, step.mask, step.hold)
+
+
+def after_cells(snapshot: Snapshot, mask: Bitboard, hold: bool) -> tuple[list[Snapshot], int]:
+    """after_placement for a piece on the cells `mask`, hold pressed first or not."""
+    board, cleared = Board.from_bits(snapshot.board.bits | mask).clear_lines()
+    if hold and not snapshot.hold_used:
         # hold pressed: the piece in play goes to hold; an empty hold takes the next piece from the queue too
         used = 2 if snapshot.hold is None else 1
         return _dealt(snapshot, used, board=board, hold=snapshot.current, hold_used=False), len(cleared)
@@ -104,8 +115,10 @@ class ThinkingAhead:
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple, Kept] = OrderedDict()
         self._planned: deque[PcRequest] = deque()
+        self._aimed: deque[PcRequest] = deque()  # the positions after the window's last aim, thought about first
         self.hits = 0  # questions answered from what was kept
         self.plans = 0  # answers planned from
+        self.aims = 0  # aims planned from
         self.thinking = False  # a planned question is being answered
 
     def kept(self, request: PcRequest) -> Kept | None:
@@ -136,39 +149,55 @@ class ThinkingAhead:
         if not steps:
             positions += [(p, request.lines) for p in after_hold(snapshot)]
         self.plans += 1
-        self._planned.clear()
+        self._aimed.clear()
+        self._planned = self._questions(request, positions)
+
+    def aim(self, request: PcRequest, placement: Placement) -> None:
+        """The piece in play of `request`'s position would land on `placement` now: plan the positions after it,
+        to be answered before the rest of the plan (replacing the last aim's)."""
+        after, cleared = after_cells(request.snapshot, placement.mask, False)
+        self.aims += 1
+        self._aimed = self._questions(request, [(p, lines_after(request, cleared, not p.board.bits)) for p in after])
+
+    def _questions(self, request: PcRequest, positions: list[tuple[Snapshot, int]]) -> deque[PcRequest]:
+        """The requests for these (position, lines), in order, not kept already and each once, MAX_PLANNED at
+        most."""
+        out: deque[PcRequest] = deque()
         seen = set()
         for position, lines in positions:
             ahead = replace(request, generation=-1, snapshot=position, lines=lines)
             key = question(ahead)
             if key not in seen and key not in self._kept:
                 seen.add(key)
-                self._planned.append(ahead)
-            if len(self._planned) >= MAX_PLANNED:
+                out.append(ahead)
+            if len(out) >= MAX_PLANNED:
                 break
+        return out
 
     def planned(self) -> list[PcRequest]:
-        return list(self._planned)
+        """The questions still to answer, in the order they will be: the last aim's, then the plan's."""
+        return [*self._aimed, *self._planned]
 
     def think(self, answer: Answerer, should_stop: Callable[[], bool]) -> bool:
         """Answer the next planned question unless it is kept already. True while more are planned. A question cut
         short by a request goes back to the front (asked again when the worker is idle, if still planned; it goes
         on from what was proved); one that failed or could not finish is dropped."""
-        if not self._planned:
+        queue = self._aimed or self._planned
+        if not queue:
             return False
         self.thinking = True
         try:
-            request = self._planned.popleft()
+            request = queue.popleft()
             if question(request) not in self._kept:
                 kept = answer(request, should_stop)
                 if kept is not None:
                     self.keep(request, kept)
                 elif should_stop():
-                    self._planned.appendleft(request)
+                    queue.appendleft(request)
         finally:
             self.thinking = False
-        return bool(self._planned)
+        return bool(self._aimed or self._planned)
 
     def idle(self) -> bool:
         """Nothing planned is left to answer (tests wait for it, as a player who thinks long enough)."""
-        return not self._planned and not self.thinking
+        return not self._aimed and not self._planned and not self.thinking

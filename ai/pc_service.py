@@ -23,7 +23,7 @@ from ai.pc.api import solve
 from ai.pc.chance import ChanceResult, pc_chance
 from ai.pc.search import PCInputError, Solution, Step, searcher_for, step_of
 from ai.pc_ahead import Kept, ThinkingAhead
-from ai.protocol import Answer, Move, PcAnswer, PcRequest, Snapshot
+from ai.protocol import Answer, Move, PcAnswer, PcRequest, Placement, Snapshot
 from game.board import WIDTH, Bitboard, Board
 from game.finesse import minimal_keys
 from game.pieces import Piece
@@ -199,6 +199,13 @@ def solve_for_hint(request: PcRequest, should_stop: Callable[[], bool], send: Ca
             AHEAD.keep(request, kept)
     if request.think_ahead and kept is not None:
         AHEAD.plan(request, kept.steps)
+
+
+def aim_at(request: PcRequest, placement: Placement) -> None:
+    """The piece in play of `request`'s position would land on `placement`: think about the position after it
+    first (ai.pc_ahead), when the request thinks ahead."""
+    if request.think_ahead:
+        AHEAD.aim(request, placement)
 
 
 def think_ahead(should_stop: Callable[[], bool]) -> bool:

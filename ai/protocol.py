@@ -13,7 +13,7 @@ from typing import Any
 
 from game.board import Board
 from game.pieces import Piece
-from game.placement import Key, Move, Placement  # noqa: F401 - the moves the protocol carries are game's values
+from game.placement import Key, Move, Placement  # the moves the protocol carries are game's values
 from game.rules import Rules
 
 # --- what a request may name ------------------------------------------------------------------------------
@@ -81,6 +81,18 @@ class PcRequest:
     want_chance: bool = True
     # after answering, the worker answers the positions the answer leads to in its idle time (ai.pc_ahead)
     think_ahead: bool = True
+
+
+@dataclass(frozen=True)
+class PcAim:
+    """Where the piece in play would land now (the ghost's placement), for a position whose PC question is
+    `request`. The worker answers nothing: in its idle time it thinks first about the position this placement
+    leads to (ai.pc_ahead), so a player who does not follow the advice finds the answer there too. It never
+    interrupts a request; the window sends it when the ghost has rested on a new spot."""
+
+    generation: int
+    request: PcRequest
+    placement: Placement
 
 
 @dataclass(frozen=True)
@@ -368,5 +380,5 @@ def build_panel(answer: BuildAnswer | None) -> PcPanel:
     return PcPanel("impossible", "cannot be built from here, whatever comes", "", 0.0, chance_text, None, ())
 
 
-Request = SuggestRequest | PcRequest | ReviewRequest | BuildRequest | Ping | Shutdown
+Request = SuggestRequest | PcRequest | PcAim | ReviewRequest | BuildRequest | Ping | Shutdown
 Answer = Suggestion | PcAnswer | ReviewAnswer | BuildAnswer | Pong | WorkerFailure

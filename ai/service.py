@@ -19,8 +19,10 @@ from ai.protocol import (
     Answer,
     BuildRequest,
     Move,
+    PcAim,
     PcAnswer,
     PcRequest,
+    Placement,
     Request,
     ReviewAnswer,
     ReviewRequest,
@@ -159,6 +161,26 @@ def _solve_pc(request: PcRequest, should_stop: Callable[[], bool], send: Callabl
     solve_for_hint(request, should_stop, send)
 
 
+def _aim(aim: PcAim) -> None:
+    """Think first about the position after the aimed placement (ai.pc_ahead), when its question thinks ahead;
+    an aim the window could not have sent is refused."""
+    from ai.pc_service import aim_at
+
+    request = aim.request
+    if not isinstance(request, PcRequest) or not isinstance(aim.placement, Placement):
+        raise RequestError("an aim needs the PC request of its position and a placement")
+    check_request(request)
+    if aim.placement.piece != request.snapshot.current:
+        raise RequestError("an aim places the piece in play")
+    try:
+        mask = aim.placement.mask
+    except KeyError:
+        raise RequestError("the aimed placement is off the board") from None
+    if mask & request.snapshot.board.bits:
+        raise RequestError("the aimed placement overlaps the stack")
+    aim_at(request, aim.placement)
+
+
 def think_ahead(should_stop: Callable[[], bool]) -> bool:
     """The worker's idle work: the PC questions the last PC answer leads to (ai.pc_ahead). True while more."""
     from ai.pc_service import think_ahead as answer_planned
@@ -216,6 +238,8 @@ def handle(request: Request, should_stop: Callable[[], bool], send: Callable[[An
         _suggest(request, should_stop, send)
     elif isinstance(request, PcRequest):
         _solve_pc(request, should_stop, send)
+    elif isinstance(request, PcAim):
+        _aim(request)
     elif isinstance(request, ReviewRequest):
         _review(request, should_stop, send)
     elif isinstance(request, BuildRequest):

@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
 from ai.logs import log_path, setup_logging
-from ai.protocol import Answer, PcRequest, Ping, Pong, Request, Shutdown, SuggestRequest, WorkerFailure
+from ai.protocol import Answer, PcAim, PcRequest, Ping, Pong, Request, Shutdown, SuggestRequest, WorkerFailure
 
 _log = logging.getLogger(__name__)
 
@@ -36,11 +36,17 @@ Idle = Callable[[Callable[[], bool]], bool]  # idle(should_stop) -> more to do
 
 
 class _Session:
-    """Reads the transport between work steps; remembers the request that interrupted the current one."""
+    """Reads the transport between work steps; remembers the request that interrupted the current one.
+
+    A PcAim only says what to think about in idle time: it interrupts idle work, never a request. One that
+    arrives during a request waits for its end, unless a newer request comes first (it is then about an older
+    position and is dropped)."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self.pending: Request | None = None
+        self.aim: PcAim | None = None  # arrived while a request was being answered
+        self.answering = False  # a request (not idle work) is being answered
         self.closed = False
 
     def next_request(self) -> Request | None:
@@ -49,6 +55,9 @@ class _Session:
         if self.pending is not None:
             request, self.pending = self.pending, None
             return request
+        if self.aim is not None:
+            aim, self.aim = self.aim, None
+            return aim
         try:
             return self.transport.recv()
         except (EOFError, OSError):
@@ -57,7 +66,7 @@ class _Session:
 
     def should_stop(self) -> bool:
         """True when a newer request (or the end) has arrived; Pings are answered here without stopping."""
-        if self.pending is not None or self.closed:
+        if self.pending is not None or self.closed or (self.aim is not None and not self.answering):
             return True
         try:
             while self.transport.poll(0):
@@ -65,7 +74,12 @@ class _Session:
                 if isinstance(message, Ping):
                     self.transport.send(Pong(message.generation))
                     continue
+                if isinstance(message, PcAim) and self.answering:
+                    self.aim = message
+                    continue
                 self.pending = message
+                if not isinstance(message, PcAim):
+                    self.aim = None
                 return True
         except (EOFError, OSError):
             self.closed = True
@@ -96,14 +110,15 @@ def serve(transport: Transport, handler: Handler | None = None, idle: Idle | Non
         if isinstance(request, Ping):
             transport.send(Pong(request.generation))
             continue
-        # Skip straight to the newest request if several are already waiting.
-        while session.should_stop() and session.pending is not None:
-            request, session.pending = session.pending, None
-            if isinstance(request, Shutdown):
-                return
-        if session.closed:
-            return
+        session.answering = True
         try:
+            # Skip straight to the newest request if several are already waiting.
+            while session.should_stop() and session.pending is not None:
+                request, session.pending = session.pending, None
+                if isinstance(request, Shutdown):
+                    return
+            if session.closed:
+                return
             handler(request, session.should_stop, transport.send)
         except (EOFError, OSError, BrokenPipeError):
             return
@@ -114,6 +129,8 @@ def serve(transport: Transport, handler: Handler | None = None, idle: Idle | Non
                 transport.send(WorkerFailure(request.generation, f"{type(request).__name__}: {detail}"))
             except (EOFError, OSError):
                 return
+        finally:
+            session.answering = False
         if idle is not None and not _idle(idle, session):
             return
 

@@ -101,6 +101,54 @@ def test_the_positions_planned_are_the_ones_the_game_shows_next(randomizer):
     assert all(checked.values()), checked
 
 
+@pytest.mark.parametrize("randomizer", ("7bag", "random"))
+def test_an_aim_plans_the_position_the_lock_on_the_ghost_gives_first(randomizer):
+    """The piece in play moved about with single key presses (a new press each other tick, hold on its own now
+    and then), then aimed at where its ghost is, then hard dropped: the position after the lock is among the
+    aimed ones, which come before the plan; a new plan (the next answer's) drops them."""
+    from game.placement import Placement
+
+    rules = Rules.named("srs")
+    rng = random.Random(randomizer)
+    config = GameConfig(rules=rules, randomizer=randomizer, gravity_mode=GravityMode.FIXED, gravity=0)
+    keys = (Button.LEFT, Button.RIGHT, Button.ROTATE_CW, Button.ROTATE_CCW, Button.SOFT_DROP)
+    checked = 0
+    for seed in range(12):
+        game = Game(config, seed)
+        game.tick(Button.NONE)
+        lines = 4
+        for _ in range(10):
+            if game.over or game.board.height() > 4:
+                break
+            if not game.hold_used and rng.random() < 0.2:
+                _press_hold(game)
+            for _ in range(rng.randrange(6)):
+                game.tick(rng.choice(keys))
+                game.tick(Button.NONE)
+            ahead = ThinkingAhead()
+            request = PcRequest(0, snapshot_of(game), lines=lines)
+            ahead.plan(request, ())
+            plan = ahead.planned()
+            active = game.active
+            ahead.aim(request, Placement(active.piece, active.rotation, active.x, game.ghost_y()))
+            aimed = ahead.planned()[: len(ahead.planned()) - len(plan)]
+            assert aimed and ahead.planned()[len(aimed) :] == plan
+            pieces, cleared = game.stats.pieces, game.stats.lines
+            game.tick(Button.NONE)
+            game.tick(Button.HARD_DROP)
+            while game.active is None and not game.over:
+                game.tick(Button.NONE)
+            if game.over:
+                break
+            assert game.stats.pieces == pieces + 1
+            lines = lines_after(request, game.stats.lines - cleared, not game.board.bits)
+            assert question(PcRequest(0, snapshot_of(game), lines=lines)) in {question(r) for r in aimed}
+            ahead.plan(request, ())
+            assert ahead.planned() == plan  # the next answer's plan: the aim is dropped
+            checked += 1
+    assert checked >= 20
+
+
 def test_the_rows_asked_next_are_the_windows():
     """The window asks about the rows still to clear, and about a new 4-line PC on an empty field
     (ui.coach.pc_lines, which these planned questions must equal to be of any use)."""

@@ -276,3 +276,63 @@ def test_failing_idle_work_is_logged_and_the_worker_answers_on(caplog) -> None:
             generation = client.suggest(snapshot(piece))
             assert [a.generation for a in wait_for(client, 2)] == [generation, generation]
     assert "idle work failed" in caplog.text
+
+
+def test_an_aim_never_cuts_a_request_short_and_is_handled_after_it() -> None:
+    """A PcAim sent while a request is answered waits for its end (the answer is not cut short); one sent while
+    the worker does idle work interrupts it; a newer request drops a waiting aim (it is about an older
+    position)."""
+    from ai.protocol import PcAim, Placement
+    from game.placement import Rotation
+
+    handled: list = []
+    answering = threading.Event()
+    release = threading.Event()
+    held_back = {1}  # generations answered only once released (or cut short)
+
+    def handler(request, should_stop, send) -> None:
+        handled.append(type(request).__name__)
+        if isinstance(request, PcRequest) and request.generation in held_back:
+            answering.set()
+            while not release.is_set():
+                if should_stop():
+                    handled.append("cut short")
+                    return
+                time.sleep(0.001)
+        if isinstance(request, PcRequest):
+            send(PcAnswer(request.generation, solvable=True, chance=0.5))
+
+    idle = _LongIdleWork()
+    aim = PcAim(1, PcRequest(1, snapshot()), Placement(Piece.T, Rotation.NORTH, 4, 0))
+    with WorkerClient(lambda: spawn_thread_worker(handler, idle)) as client:
+        client.solve_pc(snapshot())
+        assert answering.wait(3.0)
+        client.aim_pc(snapshot(), aim.placement)
+        time.sleep(0.05)
+        release.set()
+        answers = wait_for(client, 1)
+        assert [a.generation for a in answers] == [1]
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and handled[-1:] != ["PcAim"]:
+            time.sleep(0.005)
+        assert handled == ["PcRequest", "PcAim"]  # not cut short, and the aim after it
+        assert idle.started.wait(3.0)
+        client.aim_pc(snapshot(), aim.placement)  # during idle work: it stops for the aim
+        assert idle.interrupted.wait(3.0)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and len(handled) < 3:
+            time.sleep(0.005)
+        assert handled == ["PcRequest", "PcAim", "PcAim"]
+        # an aim waiting behind a request is dropped when a newer request comes before it is handled
+        release.clear()
+        answering.clear()
+        handled.clear()
+        held_back.add(client._generations.last + 1)
+        first = client.solve_pc(snapshot(Piece.I))
+        assert answering.wait(3.0)
+        client.aim_pc(snapshot(Piece.I), Placement(Piece.I, Rotation.NORTH, 4, 0))
+        second = client.solve_pc(snapshot(Piece.O))
+        answers = wait_for(client, 1)
+        assert [a.generation for a in answers] == [second] and first < second
+        time.sleep(0.1)
+        assert handled == ["PcRequest", "cut short", "PcRequest"]

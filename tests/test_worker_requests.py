@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -105,3 +106,32 @@ def test_a_stale_local_failure_is_dropped() -> None:
         good = client.suggest(snapshot())  # asked again before polling: the failure belongs to an old position
         answers = wait_for(client, 1)
         assert [a.generation for a in answers] == [good] and isinstance(answers[0], Suggestion)
+
+
+@pytest.mark.parametrize(
+    ("aim", "message"),
+    [
+        (("not a request", (Piece.T, 0, 4, 0)), "needs the PC request"),
+        ((PcRequest(1, snapshot(), lines=9), (Piece.T, 0, 4, 0)), "lines must be 1..6"),
+        ((PcRequest(1, snapshot()), (Piece.I, 0, 4, 0)), "places the piece in play"),
+        ((PcRequest(1, snapshot()), (Piece.T, 0, 12, 0)), "off the board"),
+        ((PcRequest(1, replace(snapshot(), board=Board.from_rows(["XXXXXXXXX_"]))), (Piece.T, 0, 4, 0)), "overlaps"),
+    ],
+)
+def test_an_aim_the_window_could_not_have_sent_is_refused_by_name(aim, message, monkeypatch) -> None:
+    """A PcAim (where the piece in play would land) names the position's PC request and a placement of its piece
+    in play on free cells; anything else is one RequestError, and nothing is planned or answered."""
+    import ai.pc_service
+    from ai.pc_ahead import ThinkingAhead
+    from ai.protocol import PcAim, Placement
+    from game.placement import Rotation
+
+    monkeypatch.setattr(ai.pc_service, "AHEAD", ThinkingAhead())
+    request, (piece, rotation, x, y) = aim
+    before = ai.pc_service.AHEAD.aims
+    sent = []
+    with pytest.raises(RequestError, match=message):
+        handle(PcAim(1, request, Placement(piece, Rotation(rotation), x, y)), lambda: False, sent.append)
+    assert sent == [] and ai.pc_service.AHEAD.aims == before
+    handle(PcAim(1, PcRequest(1, snapshot()), Placement(Piece.T, Rotation.NORTH, 4, 0)), lambda: False, sent.append)
+    assert sent == [] and ai.pc_service.AHEAD.aims == before + 1

@@ -23,8 +23,10 @@ from ai.protocol import (
     BuildAnswer,
     BuildRequest,
     Generations,
+    PcAim,
     PcAnswer,
     PcRequest,
+    Placement,
     Pong,
     Request,
     ReviewAnswer,
@@ -206,6 +208,19 @@ class WorkerClient:
         generation = self._generations.next("pc")
         self._send(PcRequest(generation, snapshot, **options))
         return generation
+
+    def aim_pc(self, snapshot: Snapshot, placement: Placement, **options: Any) -> None:
+        """Say where the piece in play would land now (ai.protocol.PcAim), for the PC question last asked
+        (`options` as solve_pc's): the worker thinks about the position after it first in its idle time. Nothing
+        comes back, and nothing is sent again after a restart or sent to a worker not started."""
+        generation = self._generations.current.get("pc")
+        handle = self._handle
+        if self._closed or handle is None or generation is None:
+            return
+        try:
+            handle.connection.send(PcAim(generation, PcRequest(generation, snapshot, **options), placement))
+        except (OSError, ValueError, BrokenPipeError) as error:
+            self._fault(f"send failed: {error}")
 
     def build(self, snapshot: Snapshot, **options: Any) -> int:
         """Ask how to build a set-up's shape from this position (a BuildAnswer comes back)."""
