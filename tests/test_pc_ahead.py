@@ -340,3 +340,79 @@ def test_a_kept_answer_is_never_sent_for_the_same_pieces_with_hold_spent(monkeyp
         assert _same(answer, _fresh_answer(spent))
         return
     pytest.fail("no position advised hold with a piece in hold")
+
+
+def test_a_player_playing_their_own_first_piece_finds_its_answer_worked_out_at_the_lock(ai_app):
+    """PC practice from an empty field, the worker in a thread thinking ahead. At the first piece the player does
+    not follow the advice: they move the piece, one key per tick, to another spot a hard drop reaches, rest there
+    until the worker has nothing left to think about, then press hard drop. That position was answered from what
+    was worked out while the ghost rested there, and the chance shown equals a fresh search. At the next piece
+    they rest on one spot, then move and drop at once: that position is searched, and what the panel shows is
+    still the fresh search's."""
+    import ai.pc_service
+    from tests.players import Keys, run_until
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+
+    app = ai_app
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, None, 5)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+    rules = game.rules
+    gen = searcher_for(rules, True).gen
+
+    def shown() -> bool:
+        answer = coach.pc_shown
+        return keys.idle and answer is not None and answer.final and answer.chance is not None
+
+    def ahead():
+        return ai.pc_service.AHEAD
+
+    def own_move(index: int):
+        """A spot a plain hard drop reaches that is not the panel's move: its keys, hard drop last."""
+        advised = coach.pc_panel().first_move
+        spots = [
+            child
+            for child in gen.children(game.board.bits, 4, game.active.piece)
+            if child.hard and (advised is None or advised.hold or child.mask != advised.placement.mask)
+        ]
+        piece = game.active.piece
+        moves = [pc_service.step_move(game.board, step_of(piece, c, hold=False), rules, True) for c in spots]
+        moves = [move for move in moves if len(move.keys) > 1]  # not where it spawns: the ghost moves
+        return moves[index % len(moves)]
+
+    def go_to(move) -> None:
+        """Press the move's keys but the hard drop, one per tick, then let the ghost rest until the worker is idle."""
+        keys.executor = KeyExecutor(move.keys[:-1])
+        assert run_until(app, lambda: keys.idle)
+        aims = ahead().aims
+        assert run_until(app, lambda: ahead().aims > aims and ahead().idle()), "the resting ghost was not aimed at"
+
+    def drop() -> None:
+        pieces = game.stats.pieces
+        keys.pending = [Button.NONE, Button.HARD_DROP]
+        assert run_until(app, lambda: game.stats.pieces == pieces + 1 and keys.idle)
+
+    def shown_chance() -> float | None:
+        assert run_until(app, shown)
+        return coach.pc_panel().chance
+
+    try:
+        shown_chance()
+        move = own_move(3)
+        go_to(move)
+        hits = ahead().hits
+        drop()
+        assert shown_chance() == _searched(game, coach.pc_shown.lines)
+        assert ahead().hits == hits + 1, "the position after the resting ghost was not worked out ahead"
+        assert game.board.bits == move.placement.mask
+        go_to(own_move(1))  # rests here...
+        move = own_move(5)  # ... then plays another spot without resting
+        keys.executor = KeyExecutor(move.keys)
+        pieces = game.stats.pieces
+        assert run_until(app, lambda: game.stats.pieces == pieces + 1 and keys.idle)
+        assert shown_chance() == _searched(game, coach.pc_shown.lines)
+    finally:
+        app.scenes.pop()

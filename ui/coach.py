@@ -23,6 +23,7 @@ from ai.protocol import (  # noqa: F401 - key_labels/KEY_* are re-exported for t
     Move,
     PcAnswer,
     PcPanel,
+    Placement,
     Snapshot,
     Suggestion,
     WorkerFailure,
@@ -54,6 +55,9 @@ PC_BUDGET_MS = 300.0
 PC_AFTER_HINT_TICKS = 20  # the worker does one job at a time: the PC question waits for the final hint this long
 MAX_PACE_WAIT_TICKS = 4  # at "as fast as possible" the final answer is awaited this long, then the streamed one
 LOST_FLASH_TICKS = 40
+# the ghost rests this long on a spot before the worker is told the piece may land there (ai.protocol.PcAim):
+# sliding through columns does not make it start over at every one
+AIM_REST_TICKS = 3
 
 
 def snapshot_of(game: Game) -> Snapshot:
@@ -298,6 +302,9 @@ class Coach:
         self.failure: str | None = None
         self.plan: AutoplayPlan | None = None  # autoplay's plan for the position in play
         self._held_from: PositionKey | None = None
+        self._ghost: tuple = ()  # (position, rotation, x, landing y) of the piece in play, and since which tick
+        self._ghost_since = 0
+        self._aimed: tuple = ()  # the last spot the worker was told of
 
     # --- the answers, as the views read them ---------------------------------------------------------------
     @property
@@ -504,6 +511,32 @@ class Coach:
                     think_ahead=self.ai.pc_think_ahead,
                 )
             self.pcs.ask(key, pc_generation, clock)
+        if self.pc_on and self.ai.pc_think_ahead and self.pcs.asked == key and self.pcs.generation is not None:
+            self._aim(game, key)
+
+    def _aim(self, game: Game, key: PositionKey) -> None:
+        """Once the ghost has rested AIM_REST_TICKS on a new spot, tell the worker the piece may land there: in
+        its idle time it works out the position after it first, so the answer can be there at the lock."""
+        active, landing = game.active, game.ghost_y()
+        if active is None or landing is None:
+            return
+        spot = (key, active.rotation, active.x, landing)
+        if spot != self._ghost:
+            self._ghost, self._ghost_since = spot, self.scene.clock
+            return
+        if spot == self._aimed or self.scene.clock - self._ghost_since < AIM_REST_TICKS:
+            return
+        client = self.scene.app.worker_if_started()
+        if client is None:
+            return
+        self._aimed = spot
+        client.aim_pc(
+            snapshot_of(game),
+            Placement(active.piece, active.rotation, active.x, landing),
+            lines=pc_lines(game, self.practice),
+            budget_ms=PC_BUDGET_MS,
+            think_ahead=True,
+        )
 
     def _take(self, answer: Answer) -> None:
         game = self.scene.game
