@@ -1,7 +1,7 @@
 """The window and the AI worker together: frame times, hint and PC-overlay latency, and recovery from worker
 crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn). Prints numbers only.
 
-    python bench/worker.py            # all five parts (about 3 minutes)
+    python bench/worker.py            # all six parts
     python bench/worker.py --quick    # shorter runs, same measurements
     python bench/worker.py --parts 24 # only parts 2 and 4
 
@@ -17,6 +17,10 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
 5. the live PC chance in PC practice from an empty field, following the panel with a think time per piece
    (--think-ms, 500): lock -> final answer with the chance on screen, with the worker thinking ahead and
    without (the issue's target: within 200 ms)
+6. the same at the first PC's second position when the player plays a first piece of their own (a spot a hard
+   drop reaches, not the advice): --think-ms after the answer, the keys one per tick, then the piece rests
+   --rest-ms on its spot before the hard drop; lock -> final chance on screen, with thinking ahead (the worker
+   hears where the ghost rests, ai.protocol.PcAim) for each rest, and without it
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ if __name__ == "__main__":
     from ai.protocol import Suggestion
     from game.events import Locked, Spawned
     from game.executor import KeyExecutor
+    from game.finesse import Key
     from game.handling import Button
     from ui import testing
     from ui.coach import position_key
@@ -326,6 +331,68 @@ def part_live_chance(app, screen, games: int, think_ms: float, pieces: int) -> N
         summary(f"[5] lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
 
 
+def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float) -> float | None:
+    """One PC-practice game: the first piece played to a spot of the player's own (chosen by the seed among those a
+    hard drop reaches, the advice left out), resting `rest_s` there before the drop. The wall ms from the lock to
+    the first frame showing the next position's final chance (None if the game did not get there)."""
+    from ai.pc.search import searcher_for, step_of
+    from ai.pc_service import step_move
+
+    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    app.scenes.reset(scene)
+    watch = Watcher(scene)
+    coach, game = scene.coach, scene.game
+    phase, since = "start", time.perf_counter()  # start -> think -> move -> rest -> dropped
+    locked_at = 0.0
+    with Player(app) as player:
+        for _ in range(60 * 60):
+            frame_start = time.perf_counter()
+            now = frame(app, screen)
+            shown = coach.pc_shown
+            final = shown is not None and shown.final and shown.chance is not None
+            if phase == "start" and final:
+                phase, since = "think", now
+            elif phase == "think" and now - since >= think_s:
+                advised = coach.pc_panel().first_move
+                piece = game.active.piece
+                moves = [
+                    step_move(game.board, step_of(piece, child, hold=False), game.rules, True)
+                    for child in searcher_for(game.rules, True).gen.children(game.board.bits, 4, piece)
+                    if child.hard and (advised is None or advised.hold or child.mask != advised.placement.mask)
+                ]
+                player.executor = KeyExecutor(moves[seed % len(moves)].keys[:-1])  # all but the hard drop
+                phase = "move"
+            elif phase == "move" and player.executor is None:
+                phase, since = "rest", now  # on its spot: the ghost rests
+            elif phase == "rest" and now - since >= rest_s:
+                player.executor = KeyExecutor([Key.HARD_DROP])
+                phase = "drop"
+            elif phase == "drop" and watch.locked:
+                phase, locked_at = "dropped", watch.locked[-1]
+            if phase == "dropped" and final:
+                return (now - locked_at) * 1000
+            delay = FRAME_S - (time.perf_counter() - frame_start)
+            if delay > 0:
+                time.sleep(delay)
+    return None
+
+
+def part_own_first_piece(app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...]) -> None:
+    """6. The first PC's second position after a first piece of the player's own: lock -> final chance on screen,
+    thinking ahead (aims) for each rest on the spot, and without thinking ahead (a fresh worker each game)."""
+    for ahead, rest_ms in [(True, rest) for rest in rests_ms] + [(False, max(rests_ms))]:
+        set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
+        latencies = []
+        for seed in range(1, games + 1):
+            app.close_worker()
+            got = _own_first_piece(app, screen, seed, think_ms / 1000, rest_ms / 1000)
+            if got is not None:
+                latencies.append(got)
+        label = f"rest {rest_ms:.0f} ms, " + ("thinking ahead" if ahead else "not thinking ahead")
+        over = sum(t > 200 for t in latencies)
+        summary(f"[6] own first piece, lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
+
+
 def part_faults(app, screen, kills: int) -> None:
     set_ai(app, hint_enabled=True, autoplay_pps=0, pc_hints_enabled=False)
     scene = PlayScene(app, ZEN, seed=3)
@@ -390,8 +457,11 @@ def part_faults(app, screen, kills: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
-    parser.add_argument("--parts", default="12345", help="which parts to run, e.g. 24 (default 12345)")
-    parser.add_argument("--think-ms", type=float, default=500.0, help="part 5: the player's time per piece")
+    parser.add_argument("--parts", default="123456", help="which parts to run, e.g. 24 (default 123456)")
+    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5, 6: the player's time per piece")
+    parser.add_argument(
+        "--rest-ms", default="0,300,600", help="part 6: how long the piece rests on its spot before the drop"
+    )
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
@@ -409,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
             part_faults(app, screen, 10 if args.quick else 50)
         if "5" in args.parts:
             part_live_chance(app, screen, 3 if args.quick else 8, args.think_ms, 30 if args.quick else 40)
+        if "6" in args.parts:
+            rests = tuple(float(r) for r in args.rest_ms.split(","))
+            part_own_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
     finally:
         app.close_worker()
         pygame.quit()
