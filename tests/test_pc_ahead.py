@@ -348,7 +348,7 @@ def test_a_player_playing_their_own_first_piece_finds_its_answer_worked_out_at_t
     until the worker has nothing left to think about, then press hard drop. That position was answered from what
     was worked out while the ghost rested there, and the chance shown equals a fresh search. At the next piece
     they rest on one spot, then move and drop at once: that position is searched, and what the panel shows is
-    still the fresh search's."""
+    still the fresh search's. Resting where the piece spawned is no aim (that is where a player thinks)."""
     import ai.pc_service
     from tests.players import Keys, run_until
     from ui.modes import PC_PRACTICE
@@ -401,6 +401,8 @@ def test_a_player_playing_their_own_first_piece_finds_its_answer_worked_out_at_t
 
     try:
         shown_chance()
+        run_until(app, lambda: False, timeout_s=0.5)  # resting where it spawned: the player thinks
+        assert ahead().aims == 0  # and the worker works out the panel's move, not the spawn spot's
         move = own_move(3)
         go_to(move)
         hits = ahead().hits

@@ -305,6 +305,7 @@ class Coach:
         self._ghost: tuple = ()  # (position, rotation, x, landing y) of the piece in play, and since which tick
         self._ghost_since = 0
         self._aimed: tuple = ()  # the last spot the worker was told of
+        self._spawned: tuple = ()  # the spot of the piece in play as it spawned
 
     # --- the answers, as the views read them ---------------------------------------------------------------
     @property
@@ -516,15 +517,18 @@ class Coach:
 
     def _aim(self, game: Game, key: PositionKey) -> None:
         """Once the ghost has rested AIM_REST_TICKS on a new spot, tell the worker the piece may land there: in
-        its idle time it works out the position after it first, so the answer can be there at the lock."""
+        its idle time it works out the position after it first, so the answer can be there at the lock. Not where
+        the piece spawned: that is where a player thinks, and the worker had better work out the panel's move."""
         active, landing = game.active, game.ghost_y()
         if active is None or landing is None:
             return
         spot = (key, active.rotation, active.x, landing)
         if spot != self._ghost:
+            if not self._ghost or self._ghost[0] != key:
+                self._spawned = spot
             self._ghost, self._ghost_since = spot, self.scene.clock
             return
-        if spot == self._aimed or self.scene.clock - self._ghost_since < AIM_REST_TICKS:
+        if spot in (self._aimed, self._spawned) or self.scene.clock - self._ghost_since < AIM_REST_TICKS:
             return
         client = self.scene.app.worker_if_started()
         if client is None:
