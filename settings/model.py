@@ -217,7 +217,9 @@ class AISettings(_Group):
     beam_width: int = Field(8, ge=1, le=256)
     beam_depth: int = Field(3, ge=1, le=8)
     pc_hints_enabled: bool = False
-    pc_think_ahead: bool = True  # the worker answers the positions the PC panel leads to while the player decides
+    # the worker answers the positions the PC panel leads to, and the one after where the piece rests, while the
+    # player decides
+    pc_think_ahead: bool = True
     autoplay_pps: float = Field(2.0, ge=0, le=60, allow_inf_nan=False)
     show_key_sequence: bool = False
 

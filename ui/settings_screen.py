@@ -230,7 +230,8 @@ def _rows() -> list[Row]:
             "pc_think_ahead",
             "PC: think ahead",
             "bool",
-            help="While you decide, the AI works out where the PC panel leads, so the next chance shows at once.",
+            help="While you decide, the AI works out where the panel and your resting piece lead: the chance shows "
+            "at once.",
         ),
         Row(
             "ai",
