@@ -518,12 +518,16 @@ class Coach:
     def _aim(self, game: Game, key: PositionKey) -> None:
         """Once the ghost has rested AIM_REST_TICKS on a new spot, tell the worker the piece may land there: in
         its idle time it works out the position after it first, so the answer can be there at the lock. Not where
-        the piece spawned: that is where a player thinks, and the worker had better work out the panel's move."""
+        the piece spawned (that is where a player thinks, and the worker had better work out the panel's move), nor
+        while a shift or soft drop is held (bench/worker.py part 5: aims on the way made a player who follows the
+        panel wait)."""
         active, landing = game.active, game.ghost_y()
         if active is None or landing is None:
             return
         spot = (key, active.rotation, active.x, landing)
-        if spot != self._ghost:
+        if spot != self._ghost or game.held_buttons & (Button.LEFT | Button.RIGHT | Button.SOFT_DROP):
+            # (a shift held is a slide on its way, waiting for auto-repeat: the ghost only pauses there; a soft
+            # drop is a tuck or spin on its way as often as not)
             if not self._ghost or self._ghost[0] != key:
                 self._spawned = spot
             self._ghost, self._ghost_since = spot, self.scene.clock
