@@ -53,3 +53,35 @@ def test_a_newer_question_ends_the_chance_with_no_answer() -> None:
         asked = _Asked(stop_at)
         assert exact_chance(pos.snapshot(RULES), pos.lines, soft_drop=True, should_stop=asked) is None
         assert asked.calls == stop_at  # it stopped at the first True, without searching on
+
+
+def test_every_single_search_of_the_chance_hears_the_stop_question(monkeypatch) -> None:
+    """The single-queue searches the live chance starts (those that seed it with a PC for each of the likeliest
+    futures, up to 200 ms each, included) are given the caller's stop question, so a newer question never waits
+    for one to finish; the answer is still the exact one."""
+    import ai.pc.chance as chance
+    from ai.pc.cover import ArrangementStore
+    from ai.pc.search import searcher_for
+
+    (pos,) = _positions(2, {(3, 1)})
+    real = searcher_for(RULES)
+    heard: list = []
+
+    class Spy:
+        gen = real.gen
+
+        def solve(self, problem, **options):
+            heard.append(options.get("should_stop"))
+            return real.solve(problem, **options)
+
+    exact = pc_chance(
+        pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES
+    )
+    # nothing known of the field yet, so the seeding searches run
+    monkeypatch.setattr(chance, "store_for", lambda rules, soft_drop=True: ArrangementStore(real.gen))
+    monkeypatch.setattr(chance, "searcher_for", lambda rules, soft_drop=True: Spy())
+    asked = _Asked()
+    args = (pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES)
+    live = pc_chance(*args, should_stop=asked)
+    assert (live.chance, live.approximate) == (exact.chance, False)
+    assert len(heard) >= 3 and all(stop is asked for stop in heard)

@@ -65,12 +65,15 @@ def _promising_solutions(
     searcher,
     budget_ms: float,
     samples: int = 3,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[Solution]:
-    """A solution for each of the few most likely futures that have one (within the budget)."""
+    """A solution for each of the few most likely futures that have one (within the budget; `should_stop` ends it
+    early, as it ends the rest of the search)."""
     out = []
     likely = sorted(range(len(sequences)), key=lambda i: -weights[i])[:samples]
     for i in likely:
-        found, _ = searcher.solve(Problem(bits, lines, tuple(sequences[i]), hold, use_hold), budget_ms=budget_ms)
+        problem = Problem(bits, lines, tuple(sequences[i]), hold, use_hold)
+        found, _ = searcher.solve(problem, budget_ms=budget_ms, should_stop=should_stop)
         out.extend(found[:1])
     return out
 
@@ -368,6 +371,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             use_hold,
             searcher,
             200 if budget_ms is None else min(200, budget_ms / 30),
+            should_stop=should_stop,
         ):
             first = solution.steps[0]
             key = (first.piece, first.mask)
