@@ -57,6 +57,13 @@ def warm_up() -> None:
     warm_up_pc()  # the PC solver's compiled tiling test: loaded now, not by the first PC question
 
 
+# Cleared while the warm-up thread loads (or, the first time after an install or a kernel change, compiles) the
+# kernels: idle work waits for it. A planned search would compile them itself without a word to the window, which
+# then takes the silent worker for a hung one (a request's own search first sends that it is working).
+_not_warming_up = threading.Event()
+_not_warming_up.set()
+
+
 def start_warm_up() -> threading.Thread:
     """warm_up in a background thread (the worker's way: restarting after a crash must not wait for it)."""
 
@@ -65,7 +72,10 @@ def start_warm_up() -> threading.Thread:
             warm_up()
         except Exception:  # noqa: BLE001 - no kernels then: the pure-Python engines keep answering
             traceback.print_exc()
+        finally:
+            _not_warming_up.set()
 
+    _not_warming_up.clear()
     thread = threading.Thread(target=load, name="warm-up", daemon=True)
     thread.start()
     return thread
@@ -182,9 +192,12 @@ def _aim(aim: PcAim) -> None:
 
 
 def think_ahead(should_stop: Callable[[], bool]) -> bool:
-    """The worker's idle work: the PC questions the last PC answer leads to (ai.pc_ahead). True while more."""
+    """The worker's idle work: the PC questions the last PC answer leads to (ai.pc_ahead). True while more. While
+    the kernels are being warmed up it only waits (a little at a time, so that a request still ends it at once)."""
     from ai.pc_service import think_ahead as answer_planned
 
+    if not _not_warming_up.wait(0.02):
+        return True
     return answer_planned(should_stop)
 
 

@@ -421,3 +421,33 @@ def test_a_player_playing_their_own_first_piece_finds_its_answer_worked_out_at_t
         assert shown_chance() == _searched(game, coach.pc_shown.lines)
     finally:
         app.scenes.pop()
+
+
+def test_no_planned_search_runs_while_the_kernels_warm_up(monkeypatch):
+    """While the worker's warm-up thread loads (or, after an install, compiles) the kernels, its idle work only
+    waits: a planned search would compile them itself without a word to the window, which then takes the worker for
+    a hung one. Once they are loaded, the plan is answered."""
+    import threading
+
+    import ai.service
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
+    from ai.protocol import Snapshot
+
+    monkeypatch.setattr(pc_service, "AHEAD", ThinkingAhead())
+    stream = bag_stream(3, 2)
+    state = bag_state(stream, 1 + PREVIEWS)
+    snapshot = Snapshot(
+        Board.empty(), stream[0], tuple(stream[1:6]), None, False, 0, 0, Rules.named("srs"), "7bag", state
+    )
+    request = PcRequest(1, snapshot)
+    pc_service.solve_for_hint(request, lambda: False, [].append)
+    planned = pc_service.AHEAD.planned()
+    assert planned
+    warming = threading.Event()  # not set: the warm-up is running
+    monkeypatch.setattr(ai.service, "_not_warming_up", warming)
+    assert ai.service.think_ahead(lambda: False)  # more to do: it waits
+    assert pc_service.AHEAD.planned() == planned and pc_service.AHEAD.idle() is False
+    warming.set()
+    ai.service.think_ahead(lambda: False)
+    assert pc_service.AHEAD.planned() == planned[1:]  # the first planned question answered
+    assert pc_service.AHEAD.kept(planned[0]) is not None
