@@ -90,6 +90,13 @@ def lines_after(request: PcRequest, cleared: int, empty: bool) -> int:
     return NEW_PC_LINES if empty else max(1, request.lines - cleared)
 
 
+def _asked_after(request: PcRequest, mask: Bitboard, hold: bool) -> list[tuple[Snapshot, int]]:
+    """The positions after a piece on the cells `mask` (hold pressed first or not) in `request`'s position, each
+    with the rows the window will ask about there."""
+    after, cleared = after_cells(request.snapshot, mask, hold)
+    return [(p, lines_after(request, cleared, not p.board.bits)) for p in after]
+
+
 def after_hold(snapshot: Snapshot) -> list[Snapshot]:
     """The positions after the hold key alone (none when it cannot be pressed now)."""
     if not snapshot.rules.hold or snapshot.hold_used:
@@ -142,8 +149,7 @@ class ThinkingAhead:
         snapshot = request.snapshot
         positions: list[tuple[Snapshot, int]] = []  # (position, lines)
         for i, step in enumerate(steps):
-            after, cleared = after_placement(snapshot, step)
-            positions += [(p, lines_after(request, cleared, not p.board.bits)) for p in after]
+            positions += _asked_after(request, step.mask, step.hold)
             if i == 0:
                 positions += [(p, request.lines) for p in after_hold(snapshot)]
         if not steps:
@@ -155,9 +161,8 @@ class ThinkingAhead:
     def aim(self, request: PcRequest, placement: Placement) -> None:
         """The piece in play of `request`'s position would land on `placement` now: plan the positions after it,
         to be answered before the rest of the plan (replacing the last aim's)."""
-        after, cleared = after_cells(request.snapshot, placement.mask, False)
         self.aims += 1
-        self._aimed = self._questions(request, [(p, lines_after(request, cleared, not p.board.bits)) for p in after])
+        self._aimed = self._questions(request, _asked_after(request, placement.mask, False))
 
     def _questions(self, request: PcRequest, positions: list[tuple[Snapshot, int]]) -> deque[PcRequest]:
         """The requests for these (position, lines), in order, not kept already and each once, MAX_PLANNED at
