@@ -212,11 +212,12 @@ def percent(
 def warm_up() -> None:
     """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements, ai.pc.jit_search, ai.pc.jit_trie; numba
     compiles them on the first run after an install and caches them) by solving small problems, and read the
-    opening tables (ai.pc.opening), so the first real question does not pay for either."""
-    from ai.pc import opening
+    opening tables (ai.pc.opening, ai.pc.seconds), so the first real question does not pay for either."""
+    from ai.pc import opening, seconds
     from ai.pc.tiling import tileable
 
     opening.load_all()
+    seconds.load_all()
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
     solve(
         0,

@@ -144,7 +144,8 @@ def lookup(
     use_hold: bool,
     hold_spent: bool,
 ) -> Answer | None:
-    """The table's answer when this is exactly one of the table's questions, else None."""
+    """The table's answer when this is exactly one of the table's questions, else None. The position after a
+    first placement other than the advised one is answered by the second-position table (ai.pc.seconds)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -163,6 +164,9 @@ def lookup(
             entry = table.get((placed, *shown))
             if entry is not None and entry.second is not None and entry.first.mask == bits:
                 return entry.second
+            from ai.pc import seconds  # (it reads this module's answers)
+
+            return seconds.lookup(bits, shown, rules)  # after a first placement of the player's own
     elif hold is not None and hold_spent and not bits and not state:  # the first position, hold pressed
         entry = table.get((Piece(hold), *shown))
         return entry.held if entry is not None else None
