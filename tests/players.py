@@ -79,3 +79,20 @@ def open_stats(app):
     assert isinstance(stats, StatsScene)
     app.draw(app.screen)
     return stats
+
+
+def pc_practice(app, seed: int):
+    """PC practice from an empty field pushed on the app, with a keyboard of one button per tick: (keys, scene)."""
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    keys.scene = scene
+    app.scenes.push(scene)
+    return keys, scene
+
+
+def pc_answered(coach) -> bool:
+    """The PC panel shows the worker's final answer for the position in play."""
+    return coach.pc_shown is not None and coach.pc_shown.final

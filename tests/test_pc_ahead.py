@@ -234,19 +234,6 @@ def _searched(game, lines: int) -> float:
     return pc_chance(*args, s.rules, lines, hold_spent=s.hold_used and s.hold is not None).chance
 
 
-def _practice(app, seed: int):
-    """PC practice from an empty field pushed on the app, with a keyboard of one button per tick: (keys, scene)."""
-    from tests.players import Keys
-    from ui.modes import PC_PRACTICE
-    from ui.play import PlayScene
-
-    keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, None, seed)
-    keys.scene = scene
-    app.scenes.push(scene)
-    return keys, scene
-
-
 def test_a_player_following_the_panel_is_answered_from_what_was_worked_out_ahead(ai_app):
     """PC practice from an empty field with the worker in a thread, thinking ahead. The player waits until the
     worker has nothing planned left (a player who thinks long enough), then presses keys one at a time: the
@@ -254,10 +241,10 @@ def test_a_player_following_the_panel_is_answered_from_what_was_worked_out_ahead
     Every chance shown equals a fresh search; each position the panel led to, hold pressed and the position
     undone to were answered from what was kept."""
     import ai.pc_service
-    from tests.players import run_until
+    from tests.players import pc_practice, run_until
 
     app = ai_app
-    keys, scene = _practice(app, 5)
+    keys, scene = pc_practice(app, 5)
     coach, game = scene.coach, scene.game
     seen = {"plans": 0}
 
@@ -358,10 +345,10 @@ def test_a_player_playing_their_own_first_piece_finds_its_answer_worked_out_at_t
     they rest on one spot, then move and drop at once: that position is searched, and what the panel shows is
     still the fresh search's. Resting where the piece spawned is no aim (that is where a player thinks)."""
     import ai.pc_service
-    from tests.players import run_until
+    from tests.players import pc_practice, run_until
 
     app = ai_app
-    keys, scene = _practice(app, 5)
+    keys, scene = pc_practice(app, 5)
     coach, game = scene.coach, scene.game
     rules = game.rules
     gen = searcher_for(rules, True).gen

@@ -205,18 +205,13 @@ def _play_the_first_two_positions(app, seed: int) -> bool | None:
     (not the table's question)."""
     from game.executor import KeyExecutor
     from game.handling import Button
-    from tests.players import Keys, run_until
-    from ui.modes import PC_PRACTICE
-    from ui.play import PlayScene
+    from tests.players import pc_answered, pc_practice, run_until
 
-    keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, None, seed)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = pc_practice(app, seed)
     coach, game = scene.coach, scene.game
 
     def final() -> bool:
-        return coach.pc_shown is not None and coach.pc_shown.final
+        return pc_answered(coach)
 
     try:
         assert run_until(app, final)

@@ -147,23 +147,14 @@ def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
     """Start a PC-practice game; when its first piece has a spot in the table other than the advice, play it one
     key per tick, hard drop at once, and check the panel at the next position. Whether the game had such a spot."""
     from game.executor import KeyExecutor
-    from tests.players import Keys, run_until
+    from tests.players import pc_answered, pc_practice, run_until
     from ui.coach import snapshot_of
-    from ui.modes import PC_PRACTICE
-    from ui.play import PlayScene
 
-    keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, None, seed)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = pc_practice(app, seed)
     coach, game = scene.coach, scene.game
-
-    def final() -> bool:
-        return coach.pc_shown is not None and coach.pc_shown.final
-
     try:
-        assert run_until(app, final)
         assert game.rules.cache_key() == RULES.cache_key()
+        assert run_until(app, lambda: pc_answered(coach))
         advised = coach.pc_panel().first_move
         piece = game.active.piece
         firsts = _by_first(table)
@@ -180,7 +171,7 @@ def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
         keys.executor = KeyExecutor(move.keys)
         assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
         assert game.board.bits == own[-1].mask
-        assert run_until(app, final)
+        assert run_until(app, lambda: pc_answered(coach))
         assert searched == [], "the worker searched a position the table holds"
         shown = coach.pc_panel().chance
         now = snapshot_of(game)
