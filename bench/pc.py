@@ -34,6 +34,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   firsts    the live chance after every first placement of a game's first piece (no hold), for FIRSTS_SEEDS: what a
             player who opens their own way meets at the second piece (the `chance` loop plays the solver's opening
             only); caches kept within a game
+  seconds   `firsts` under the game's default rules (SRS with 180) as the worker asks (the second-position table,
+            ai.pc.seconds, where it holds the first placement), and in the same run the search without the tables
+            ("search"; the two chances must be equal)
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -77,6 +80,7 @@ GROUPS = (
     "movegen",
     *RANDOM_KINDS,
     "firsts",
+    "seconds",
     "floor",
 )
 
@@ -198,6 +202,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "follow": _follow_group,
         "patterns": _patterns_group,
         "firsts": _firsts_group,
+        "seconds": _seconds_group,
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -304,28 +309,45 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
 FIRSTS_SEEDS = (5, 6)
 
 
-def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS) -> dict:
-    """The live chance at the first PC's second position, after each placement of the first piece (no hold)."""
+def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False) -> dict:
+    """The live chance at the first PC's second position, after each placement of the first piece (no hold).
+    `both`: asked with the tables (as the worker asks) and, in `search`, without them (a game played again from
+    empty caches, so that neither finds the other's proofs)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
+    from ai.pc.opening import RULES
     from ai.pc.search import searcher_for
     from game.randomizer import make_randomizer
-    from game.rules import Rules
 
-    rules = Rules.named("srs")
+    rules = RULES[rules_name]
+    _warm_up(rules)  # api.warm_up reads the tables too
     bag = make_randomizer("7bag", 0)
-    times, exact, ids = [], 0, []
+    times: dict[bool, list[float]] = {True: [], False: []}
+    chances: dict[bool, list[float]] = {True: [], False: []}
+    exact, ids = 0, []
     for seed in seeds:
-        clear_caches()  # a new game: what a fresh worker knows
         stream = bag_stream(seed, 2)
         state = bag_state(stream, 1 + 1 + PREVIEWS)
-        for child in searcher_for(rules, True).gen.children(0, 4, stream[0]):
-            started = time.thread_time()
-            result = pc_chance(child.field, stream[1], list(stream[2 : 2 + PREVIEWS]), None, state, bag, rules, 4)
-            times.append((time.thread_time() - started) * 1000)
-            exact += not result.approximate
-            ids.append(f"s{seed}{stream[0].name}@{child.mask}")
-    return {"times": times, "solvable": exact, "ids": ids}
+        children = list(searcher_for(rules, True).gen.children(0, 4, stream[0]))
+        for table in (True, False) if both else (True,):
+            clear_caches()  # a new game: what a fresh worker knows
+            for child in children:
+                args = (child.field, stream[1], list(stream[2 : 2 + PREVIEWS]), None, state, bag, rules, 4)
+                started = time.thread_time()
+                result = pc_chance(*args, table=table)
+                times[table].append((time.thread_time() - started) * 1000)
+                chances[table].append(result.chance)
+                if table:
+                    exact += not result.approximate
+                    ids.append(f"s{seed}{stream[0].name}@{child.mask}")
+    if both and chances[True] != chances[False]:
+        raise RuntimeError("the tables and the search gave different chances")
+    return {"times": times[True], "solvable": exact, "ids": ids, "search": times[False]}
+
+
+def _seconds_group() -> dict:
+    """`firsts` under the game's default rules (SRS with 180), with the second-position table (ai.pc.seconds)."""
+    return _firsts_group(rules_name="srs-180", both=True)
 
 
 # the loop positions over 200 ms in `chance` (bench/pc.py --groups chance, 2026-11-26)
@@ -543,9 +565,9 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow", "firsts"):
+    if name in ("chance", "live", "opening", "follow", "firsts", "seconds"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
-    if name == "opening":
+    if name in ("opening", "seconds"):
         search = data["search"]
         text += (
             f"\n{label:<8}{'search':<10}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
@@ -613,6 +635,7 @@ def main() -> int:
                 "opening",
                 "follow",
                 "firsts",
+                "seconds",
             ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
