@@ -38,13 +38,19 @@ def _by_first(table: dict) -> dict:
     return out
 
 
-def test_the_shipped_table_is_made_under_todays_rules_and_whole_for_each_first_placement_it_holds(table):
+SHIPPED = [name for name in sorted(opening.RULES) if seconds.table_path(name).exists()]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_first_placement_it_holds(name):
     """A change to SRS or to the rules' cache key makes load_table refuse the file: this fails then, and
     scripts/make_seconds_table.py must be run again. Each first placement held has all 720 orders of the rest of
     the bag, and each answer names a placement of the piece in play or, hold pressed, of the next piece."""
-    assert table, "the table is missing or was made under other rules"
-    gen = searcher_for(RULES, True).gen
-    firsts = set(seconds.first_placements(RULES))
+    rules = opening.RULES[name]
+    table = seconds.load_table(seconds.table_path(name), rules)
+    assert table, "the table was made under other rules"
+    gen = searcher_for(rules, True).gen
+    firsts = set(seconds.first_placements(rules))
     children: dict = {}
     for (piece, mask), orders in _by_first(table).items():
         assert (piece, mask) in firsts
@@ -61,6 +67,10 @@ def test_the_shipped_table_is_made_under_todays_rules_and_whole_for_each_first_p
             assert seconds.parse_line(seconds.format_line(piece, mask, order, answer)) == ((piece, mask, order), answer)
 
 
+def test_the_default_rules_table_holds_every_first_placement(table):
+    assert set(_by_first(table)) == set(seconds.first_placements(RULES))
+
+
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     path = tmp_path / "table.txt.gz"
     lines = [seconds.format_line(*key, answer) for key, answer in list(table.items())[:3]]
@@ -74,9 +84,9 @@ def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     assert seconds.load_table(tmp_path / "missing.txt.gz", RULES) == {}
 
 
-def _args(mask: int, order: tuple[Piece, ...]) -> tuple:
+def _args(mask: int, order: tuple[Piece, ...], rules: Rules = RULES) -> tuple:
     """pc_chance's arguments at the second position after a first piece on `mask`, the bag's rest in `order`."""
-    return (mask, order[0], list(order[1:]), None, (), SEVEN_BAG, RULES, 4)
+    return (mask, order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
 
 
 def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1) -> list:
@@ -85,10 +95,13 @@ def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1
     return random.Random(seed).sample(keys, min(count, len(keys)))
 
 
-def test_sampled_entries_equal_the_search(table):
+@pytest.mark.parametrize("name", SHIPPED)
+def test_sampled_entries_equal_the_search(name):
     """The chance the table gives is the search's, for entries winning every future and for entries that do not."""
+    rules = opening.RULES[name]
+    table = seconds.load_table(seconds.table_path(name), rules)
     for piece, mask, order in _sample(table, 2, 2026) + _sample(table, 3, 2027, below=opening.FUTURES):
-        searched = pc_chance(*_args(mask, order), table=False)
+        searched = pc_chance(*_args(mask, order, rules), table=False)
         assert not searched.approximate
         assert round(searched.chance * opening.FUTURES) == table[piece, mask, order].count, (piece, mask, order)
 
