@@ -31,9 +31,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             sets must be equal; the ratio is what keeping the specialised generator buys (issue 13)
   x_hard    the same hard-drop search on 30 queues of 11 independent random pieces (not bag queues: up to four of
             a piece); no target, it shows where the search is still slow
-  firsts    the live chance after every first placement of a game's first piece (no hold), for FIRSTS_SEEDS: what a
-            player who opens their own way meets at the second piece (the `chance` loop plays the solver's opening
-            only); caches kept within a game
+  firsts    the live chance after every first placement of a game's first piece (no hold), searched without the
+            tables, for FIRSTS_SEEDS: what a player who opens their own way meets at the second piece (the `chance`
+            loop plays the solver's opening only); caches kept within a game
   seconds   `firsts` under the game's default rules (SRS with 180) as the worker asks (the second-position table,
             ai.pc.seconds, where it holds the first placement), and in the same run the search without the tables
             ("search"; the two chances must be equal)
@@ -310,9 +310,9 @@ FIRSTS_SEEDS = (5, 6)
 
 
 def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False) -> dict:
-    """The live chance at the first PC's second position, after each placement of the first piece (no hold).
-    `both`: asked with the tables (as the worker asks) and, in `search`, without them (a game played again from
-    empty caches, so that neither finds the other's proofs)."""
+    """The live chance at the first PC's second position, after each placement of the first piece (no hold),
+    searched (no tables: what the search costs there). `both`: asked with the tables (as the worker asks) and, in
+    `search`, without them (a game played again from empty caches, so that neither finds the other's proofs)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.opening import RULES
@@ -329,7 +329,7 @@ def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs"
         stream = bag_stream(seed, 2)
         state = bag_state(stream, 1 + 1 + PREVIEWS)
         children = list(searcher_for(rules, True).gen.children(0, 4, stream[0]))
-        for table in (True, False) if both else (True,):
+        for table in (True, False) if both else (False,):
             clear_caches()  # a new game: what a fresh worker knows
             for child in children:
                 args = (child.field, stream[1], list(stream[2 : 2 + PREVIEWS]), None, state, bag, rules, 4)
@@ -337,12 +337,12 @@ def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs"
                 result = pc_chance(*args, table=table)
                 times[table].append((time.thread_time() - started) * 1000)
                 chances[table].append(result.chance)
-                if table:
+                if table or not both:
                     exact += not result.approximate
                     ids.append(f"s{seed}{stream[0].name}@{child.mask}")
     if both and chances[True] != chances[False]:
         raise RuntimeError("the tables and the search gave different chances")
-    return {"times": times[True], "solvable": exact, "ids": ids, "search": times[False]}
+    return {"times": times[both], "solvable": exact, "ids": ids, "search": times[False]}
 
 
 def _seconds_group() -> dict:
