@@ -68,14 +68,9 @@ def _dealt(snapshot: Snapshot, used: int, **changes) -> list[Snapshot]:
     return out
 
 
-def after_placement(snapshot: Snapshot, step: Step) -> tuple[list[Snapshot], int]:
-    """The positions the player can see after making `step` (a next placement the worker sent), likeliest first,
-    and the rows it clears."""
-    return after_cells(snapshot, step.mask, step.hold)
-
-
 def after_cells(snapshot: Snapshot, mask: Bitboard, hold: bool) -> tuple[list[Snapshot], int]:
-    """after_placement for a piece on the cells `mask`, hold pressed first or not."""
+    """The positions the player can see after placing the piece on the cells `mask` (hold pressed first or not),
+    likeliest first, and the rows it clears."""
     board, cleared = Board.from_bits(snapshot.board.bits | mask).clear_lines()
     if hold and not snapshot.hold_used:
         # hold pressed: the piece in play goes to hold; an empty hold takes the next piece from the queue too

@@ -13,7 +13,7 @@ import pytest
 
 from ai import pc_service
 from ai.pc.search import searcher_for, step_of
-from ai.pc_ahead import ThinkingAhead, after_hold, after_placement, lines_after, question
+from ai.pc_ahead import ThinkingAhead, after_cells, after_hold, lines_after, question
 from ai.protocol import PcAnswer, PcRequest
 from game.board import Board
 from game.config import GameConfig, GravityMode
@@ -87,7 +87,7 @@ def test_the_positions_planned_are_the_ones_the_game_shows_next(randomizer):
                 break  # this field has no PC placement for the piece: next game
             clearing = [child for child in children if child.h < lines]
             step = step_of(piece, rng.choice(clearing if clearing and rng.random() < 0.8 else children), hold=hold)
-            planned, cleared = after_placement(snapshot, step)
+            planned, cleared = after_cells(snapshot, step.mask, step.hold)
             assert len(planned) == len(_keys(planned))
             if not (hold and snapshot.hold is None):  # one piece dealt (two after an empty hold's first use)
                 assert len(planned) == outcomes
@@ -219,7 +219,7 @@ def test_an_answer_worked_out_ahead_is_the_searched_answer(monkeypatch):
             compared += 1
         step = pc_service.AHEAD.kept(request).steps[0]  # the panel's move
         _, r, _ = play(stream, r, request.snapshot.hold, step.hold)
-        after, cleared = after_placement(request.snapshot, step)
+        after, cleared = after_cells(request.snapshot, step.mask, step.hold)
         nxt = next(p for p in after if (p.current, *p.queue) == tuple(stream[r : r + 1 + PREVIEWS]))
         request = PcRequest(generation + 1, nxt, lines=lines_after(request, cleared, not nxt.board.bits))
     assert compared >= 20
