@@ -144,8 +144,8 @@ def test_pc_chance_answers_a_second_position_from_the_table(table, monkeypatch):
     assert pc_chance(mask, order[0], list(order[1:]), None, (), SEVEN_BAG, Rules.named("srs"), 4).chance == (
         pc_chance(mask, order[0], list(order[1:]), None, (), SEVEN_BAG, Rules.named("srs"), 4, table=False).chance
     )
-    assert seconds.lookup(mask << 10, order, RULES) is None
-    assert seconds.lookup(mask, order, opening.RULES["srsplus-180"]) is None
+    assert seconds.lookup(mask << 10, piece, order, RULES) is None
+    assert seconds.lookup(mask, piece, order, opening.RULES["srsplus-180"]) is None
 
 
 @pytest.fixture

@@ -166,7 +166,7 @@ def lookup(
                 return entry.second
             from ai.pc import seconds  # (it reads this module's answers)
 
-            return seconds.lookup(bits, shown, rules)  # after a first placement of the player's own
+            return seconds.lookup(bits, placed, shown, rules)  # after a first placement of the player's own
     elif hold is not None and hold_spent and not bits and not state:  # the first position, hold pressed
         entry = table.get((Piece(hold), *shown))
         return entry.held if entry is not None else None

@@ -230,12 +230,11 @@ def load_all() -> int:
     return sum(len(table) for table in _tables().values())
 
 
-def lookup(bits: Bitboard, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
-    """The table's answer at a second position: `bits` one piece's cells, `shown` the piece in play and the five
-    previews, six distinct pieces with the bag now empty (ai.pc.opening.lookup checked the rest of the question:
-    4 lines, 7-bag, soft drop, hold empty and not pressed)."""
+def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
+    """The table's answer at a second position: `bits` the cells of the first piece `placed`, `shown` the piece in
+    play and the five previews, the bag's six other pieces, with the bag now empty (ai.pc.opening.lookup checked
+    the rest of the question: 4 lines, 7-bag, soft drop, hold empty and not pressed)."""
     table = _tables().get(rules_key(rules))
     if not table or bits.bit_count() != 4:
         return None
-    (placed,) = set(ALL_PIECES) - set(shown)
     return table.get((placed, bits, shown))
