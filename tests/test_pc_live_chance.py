@@ -74,14 +74,12 @@ def test_every_single_search_of_the_chance_hears_the_stop_question(monkeypatch) 
             heard.append(options.get("should_stop"))
             return real.solve(problem, **options)
 
-    exact = pc_chance(
-        pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES
-    )
+    args = (pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES)
+    exact = pc_chance(*args)
     # nothing known of the field yet, so the seeding searches run
     monkeypatch.setattr(chance, "store_for", lambda rules, soft_drop=True: ArrangementStore(real.gen))
     monkeypatch.setattr(chance, "searcher_for", lambda rules, soft_drop=True: Spy())
     asked = _Asked()
-    args = (pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES)
     live = pc_chance(*args, should_stop=asked)
     assert (live.chance, live.approximate) == (exact.chance, False)
     assert len(heard) >= 3 and all(stop is asked for stop in heard)
