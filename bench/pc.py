@@ -37,6 +37,8 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   seconds   `firsts` under the game's default rules (SRS with 180) as the worker asks (the second-position table,
             ai.pc.seconds, where it holds the first placement), and in the same run the search without the tables
             ("search"; the two chances must be equal)
+  held      `seconds` with the first piece held and each placement of the second (the next bag's first piece
+            shown, 120 futures): the held table (ai.pc.seconds.HELD) against the search
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -81,6 +83,7 @@ GROUPS = (
     *RANDOM_KINDS,
     "firsts",
     "seconds",
+    "held",
     "floor",
 )
 
@@ -203,6 +206,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "patterns": _patterns_group,
         "firsts": _firsts_group,
         "seconds": _seconds_group,
+        "held": lambda: _seconds_group(held=True),
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -309,10 +313,13 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
 FIRSTS_SEEDS = (5, 6)
 
 
-def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False) -> dict:
+def _firsts_group(
+    seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False, held: bool = False
+) -> dict:
     """The live chance at the first PC's second position, after each placement of the first piece (no hold),
     searched (no tables: what the search costs there). `both`: asked with the tables (as the worker asks) and, in
-    `search`, without them (a game played again from empty caches, so that neither finds the other's proofs)."""
+    `search`, without them (a game played again from empty caches, so that neither finds the other's proofs).
+    `held`: the first piece held and each placement of the second instead (the next bag's first piece shown)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.opening import RULES
@@ -327,27 +334,31 @@ def _firsts_group(seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs"
     exact, ids = 0, []
     for seed in seeds:
         stream = bag_stream(seed, 2)
-        state = bag_state(stream, 1 + 1 + PREVIEWS)
-        children = list(searcher_for(rules, True).gen.children(0, 4, stream[0]))
+        placed = 1 + held  # pieces out of the queue: the first placed, or the first held and the second placed
+        state = bag_state(stream, placed + 1 + PREVIEWS)
+        hold = stream[0] if held else None
+        children = list(searcher_for(rules, True).gen.children(0, 4, stream[placed - 1]))
         for table in (True, False) if both else (False,):
             clear_caches()  # a new game: what a fresh worker knows
             for child in children:
-                args = (child.field, stream[1], list(stream[2 : 2 + PREVIEWS]), None, state, bag, rules, 4)
+                queue = list(stream[placed + 1 : placed + 1 + PREVIEWS])
+                args = (child.field, stream[placed], queue, hold, state, bag, rules, 4)
                 started = time.thread_time()
                 result = pc_chance(*args, table=table)
                 times[table].append((time.thread_time() - started) * 1000)
                 chances[table].append(result.chance)
                 if table or not both:
                     exact += not result.approximate
-                    ids.append(f"s{seed}{stream[0].name}@{child.mask}")
+                    ids.append(f"s{seed}{hold.name + '>' if hold else ''}{stream[placed - 1].name}@{child.mask}")
     if both and chances[True] != chances[False]:
         raise RuntimeError("the tables and the search gave different chances")
     return {"times": times[both], "solvable": exact, "ids": ids, "search": times[False]}
 
 
-def _seconds_group() -> dict:
-    """`firsts` under the game's default rules (SRS with 180), with the second-position table (ai.pc.seconds)."""
-    return _firsts_group(rules_name="srs-180", both=True)
+def _seconds_group(held: bool = False) -> dict:
+    """`firsts` under the game's default rules (SRS with 180), with the second-position tables (ai.pc.seconds);
+    `held`: the first piece held, then each placement of the second."""
+    return _firsts_group(rules_name="srs-180", both=True, held=held)
 
 
 # the loop positions over 200 ms in `chance` (bench/pc.py --groups chance, 2026-11-26)
@@ -565,9 +576,9 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow", "firsts", "seconds"):
+    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
-    if name in ("opening", "seconds"):
+    if name in ("opening", "seconds", "held"):
         search = data["search"]
         text += (
             f"\n{label:<8}{'search':<10}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
@@ -636,6 +647,7 @@ def main() -> int:
                 "follow",
                 "firsts",
                 "seconds",
+                "held",
             ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:

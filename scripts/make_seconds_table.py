@@ -24,33 +24,40 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from ai.pc import opening, seconds  # noqa: E402 - after the path set-up above
-from game.pieces import Piece  # noqa: E402
+from game.pieces import ALL_PIECES  # noqa: E402
 
 
-def _solve(job: tuple[str, Piece, int]) -> tuple[Piece, int, list[str], float]:
-    name, piece, mask = job
+def _solve(job: tuple[str, str, tuple]) -> tuple[tuple, list[str], float]:
+    name, family_name, group = job
+    family = _FAMILIES[family_name]
     started = time.process_time()
-    answers = seconds.solve_first(opening.RULES[name], piece, mask)
-    lines = [seconds.format_line(piece, mask, order, answer) for order, answer in answers.items()]
-    return piece, mask, lines, time.process_time() - started
+    answers = family.solve(opening.RULES[name], group)
+    lines = [seconds.format_line(*group, order, answer) for order, answer in answers.items()]
+    return group, lines, time.process_time() - started
 
 
-def _check(name: str, out: Path, count: int) -> int:
+_FAMILIES = {family.name: family for family in seconds.FAMILIES}
+
+
+def _check(name: str, family: seconds.Family, out: Path, count: int) -> int:
     from ai.pc.chance import pc_chance
     from game.randomizer import make_randomizer
 
     rules = opening.RULES[name]
-    table = seconds.load_table(out, rules)
+    table = seconds.load_table(out, rules, family)
     wrong = 0
-    for (piece, mask, order), answer in random.Random().sample(sorted(table.items()), min(count, len(table))):
-        result = pc_chance(mask, order[0], list(order[1:]), None, (), make_randomizer("7bag", 0), rules, 4, table=False)
-        searched = round(result.chance * opening.FUTURES)
-        same = searched == answer.count
-        wrong += not same
-        print(
-            f"{piece.name} {mask:#x} {''.join(p.name for p in order)}: table {answer.count}, search {searched}"
-            + ("" if same else "  DIFFERENT")
+    for key, answer in random.Random().sample(sorted(table.items()), min(count, len(table))):
+        *group, order = key
+        hold = group[0] if family is seconds.HELD else None
+        # after the first bag's pieces, the next bag is whole (no hold) or has dealt its first piece (hold)
+        state = tuple(p for p in ALL_PIECES if p != order[5]) if hold is not None else ()
+        result = pc_chance(
+            group[-1], order[0], list(order[1:]), hold, state, make_randomizer("7bag", 0), rules, 4, table=False
         )
+        searched = round(result.chance * family.futures)
+        same = searched == answer.count and result.futures == family.futures
+        wrong += not same
+        print(f"{seconds.format_line(*key, answer)}: search {searched}" + ("" if same else "  DIFFERENT"))
     return 1 if wrong else 0
 
 
@@ -61,23 +68,29 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
     parser.add_argument("--limit", type=int, help="search at most this many more first placements")
     parser.add_argument("--check", type=int, metavar="N", help="compare N random entries with the search")
+    parser.add_argument(
+        "--held", action="store_true", help="the positions after the first piece held, the second placed"
+    )
     args = parser.parse_args()
+    family = seconds.HELD if args.held else seconds.SECONDS
     rules = opening.RULES[args.rules]
-    out = args.out or seconds.table_path(args.rules)
+    out = args.out or family.path(args.rules)
     if args.check:
-        return _check(args.rules, out, args.check)
-    table = seconds.load_table(out, rules)
+        return _check(args.rules, family, out, args.check)
+    table = seconds.load_table(out, rules, family)
     lines = [seconds.format_line(*key, answer) for key, answer in table.items()]
-    done = {(piece, mask) for piece, mask, _ in table}
-    todo = [(p, m) for p, m in seconds.first_placements(rules) if (p, m) not in done][: args.limit]
+    done = {tuple(key[:-1]) for key in table}
+    todo = [group for group in family.groups(rules) if group not in done][: args.limit]
     total = len(done) + len(todo)
-    print(f"{len(done)} first placements in {out.name}, {len(todo)} to search", flush=True)
+    print(f"{len(done)} groups in {out.name}, {len(todo)} to search", flush=True)
     with Pool(args.jobs) as pool:
-        for piece, mask, new, cpu in pool.imap_unordered(_solve, [(args.rules, p, m) for p, m in todo]):
+        jobs = [(args.rules, family.name, group) for group in todo]
+        for group, new, cpu in pool.imap_unordered(_solve, jobs):
             lines += new
-            seconds.write_table(out, rules, lines)
-            done.add((piece, mask))
-            print(f"{piece.name} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
+            seconds.write_table(out, rules, lines, family)
+            done.add(group)
+            *pieces, mask = group
+            print(f"{''.join(p.name for p in pieces)} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
     return 0
 
 

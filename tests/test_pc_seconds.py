@@ -1,4 +1,5 @@
-"""The second-position table (ai.pc.seconds): the live chance after a first placement of the player's own, looked up.
+"""The second-position tables (ai.pc.seconds): the live chance after a first placement of the player's own, or after
+the first piece held and the second placed, looked up.
 
 The table is only as right as the search that made it, so entries are checked as the opening tables' are: against
 the search (pc_chance without the tables), against a count by the single-queue solver future by future for the
@@ -6,7 +7,6 @@ placement an entry names, and through the panel by a player who opens their own 
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import defaultdict
 
@@ -17,7 +17,7 @@ from ai.pc import opening, seconds
 from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.pc.search import searcher_for, step_of
-from game.pieces import ALL_PIECES, Piece
+from game.pieces import ALL_PIECES
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from settings import change
@@ -31,44 +31,56 @@ def table() -> dict:
     return seconds.load_table(seconds.table_path("srs-180"), RULES)
 
 
-def _by_first(table: dict) -> dict:
+@pytest.fixture(scope="module")
+def held_table() -> dict:
+    return seconds.load_table(seconds.HELD.path("srs-180"), RULES, seconds.HELD)
+
+
+def _by_group(table: dict) -> dict:
     out: dict = defaultdict(dict)
-    for (piece, mask, order), answer in table.items():
-        out[piece, mask][order] = answer
+    for *group, order in table:
+        out[tuple(group)][order] = table[(*group, order)]
     return out
 
 
-SHIPPED = [name for name in sorted(opening.RULES) if seconds.table_path(name).exists()]
+SHIPPED = [
+    (family, name) for family in seconds.FAMILIES for name in sorted(opening.RULES) if family.path(name).exists()
+]
+SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 
 
-@pytest.mark.parametrize("name", SHIPPED)
-def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_first_placement_it_holds(name):
+@pytest.mark.parametrize(("family", "name"), SHIPPED, ids=SHIPPED_IDS)
+def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_it_holds(family, name):
     """A change to SRS or to the rules' cache key makes load_table refuse the file: this fails then, and
-    scripts/make_seconds_table.py must be run again. Each first placement held has all 720 orders of the rest of
-    the bag, and each answer names a placement of the piece in play or, hold pressed, of the next piece."""
+    scripts/make_seconds_table.py must be run again. Each group (first placement, or held piece and placement)
+    held has every order of the pieces shown after it, and each answer names a placement of the piece in play or,
+    hold pressed, of the piece that comes out: the next piece with hold empty, the held one."""
     rules = opening.RULES[name]
-    table = seconds.load_table(seconds.table_path(name), rules)
+    table = seconds.load_table(family.path(name), rules, family)
     assert table, "the table was made under other rules"
     gen = searcher_for(rules, True).gen
-    firsts = set(seconds.first_placements(rules))
+    groups = set(family.groups(rules))
     children: dict = {}
-    for (piece, mask), orders in _by_first(table).items():
-        assert (piece, mask) in firsts
-        assert set(orders) == set(itertools.permutations(p for p in ALL_PIECES if p != piece))
+    for group, orders in _by_group(table).items():
+        assert group in groups
+        mask = group[-1]
+        assert set(orders) == set(family.orders(group))
+        assert len(orders) == (720 if family is seconds.SECONDS else 840)
         for order, answer in orders.items():
-            assert 0 <= answer.count <= opening.FUTURES
+            assert 0 <= answer.count <= family.futures == answer.futures
             if answer.count == 0:
-                assert answer == opening.Answer(0, order[0], 0)
+                assert answer == opening.Answer(0, order[0], 0, family.futures)
                 continue
-            assert answer.piece in order[:2]
+            assert answer.piece in (order[:2] if family is seconds.SECONDS else (order[0], group[0]))
             if (mask, answer.piece) not in children:
                 children[mask, answer.piece] = {c.mask for c in gen.children(mask, 4, answer.piece)}
             assert answer.mask in children[mask, answer.piece]
-            assert seconds.parse_line(seconds.format_line(piece, mask, order, answer)) == ((piece, mask, order), answer)
+            line = seconds.format_line(*group, order, answer)
+            assert seconds.parse_line(line, family) == ((*group, order), answer)
 
 
 def test_the_default_rules_table_holds_every_first_placement(table):
-    assert set(_by_first(table)) == set(seconds.first_placements(RULES))
+    assert set(_by_group(table)) == set(seconds.first_placements(RULES))
 
 
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
@@ -77,6 +89,7 @@ def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     seconds.write_table(path, RULES, lines)
     assert len(seconds.load_table(path, RULES)) == 3
     assert seconds.load_table(path, opening.RULES["srs"]) == {}
+    assert seconds.load_table(path, RULES, seconds.HELD) == {}  # a line of the other family
     seconds.write_table(path, RULES, [*lines, "I 0xf IJLOSZ 840 Q 0xf"])
     assert seconds.load_table(path, RULES) == {}
     path.write_bytes(b"not gzip")
@@ -84,9 +97,15 @@ def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     assert seconds.load_table(tmp_path / "missing.txt.gz", RULES) == {}
 
 
-def _args(mask: int, order: tuple[Piece, ...], rules: Rules = RULES) -> tuple:
-    """pc_chance's arguments at the second position after a first piece on `mask`, the bag's rest in `order`."""
-    return (mask, order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
+def _args(key: tuple, rules: Rules = RULES) -> tuple:
+    """pc_chance's arguments at the position of a table key: the first piece on its cells, the rest of the bag in
+    the key's order (no hold); or the first piece held and the second on its cells, the bag's other five then the
+    next bag's first piece shown, that bag's other six left in it."""
+    *group, order = key
+    if len(group) == seconds.SECONDS.group_size:
+        return (group[-1], order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
+    left = tuple(p for p in ALL_PIECES if p != order[5])
+    return (group[-1], order[0], list(order[1:]), group[0], left, SEVEN_BAG, rules, 4)
 
 
 def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1) -> list:
@@ -95,57 +114,66 @@ def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1
     return random.Random(seed).sample(keys, min(count, len(keys)))
 
 
-@pytest.mark.parametrize("name", SHIPPED)
-def test_sampled_entries_equal_the_search(name):
+@pytest.mark.parametrize(("family", "name"), SHIPPED, ids=SHIPPED_IDS)
+def test_sampled_entries_equal_the_search(family, name):
     """The chance the table gives is the search's, for entries winning every future and for entries that do not."""
     rules = opening.RULES[name]
-    table = seconds.load_table(seconds.table_path(name), rules)
-    for piece, mask, order in _sample(table, 2, 2026) + _sample(table, 3, 2027, below=opening.FUTURES):
-        searched = pc_chance(*_args(mask, order, rules), table=False)
-        assert not searched.approximate
-        assert round(searched.chance * opening.FUTURES) == table[piece, mask, order].count, (piece, mask, order)
+    table = seconds.load_table(family.path(name), rules, family)
+    every = family.futures
+    for key in _sample(table, 2, 2026, below=every + 1) + _sample(table, 3, 2027, below=every):
+        searched = pc_chance(*_args(key, rules), table=False)
+        assert not searched.approximate and searched.futures == every
+        assert round(searched.chance * every) == table[key].count, key
 
 
-def _count_by_single_searches(mask: int, order: tuple[Piece, ...], answer: opening.Answer) -> int:
-    """Futures (the four pieces after the bag) from which the single-queue solver finds a PC after the named
-    placement: no trie, no arrangements, no table."""
+def _count_by_single_searches(key: tuple, answer: opening.Answer) -> int:
+    """Futures from which the single-queue solver finds a PC after the named placement: no trie, no
+    arrangements, no table."""
+    bits, current, queue, hold, left, *_ = _args(key)
     gen = searcher_for(RULES, True).gen
-    (child,) = [c for c in gen.children(mask, 4, answer.piece) if c.mask == answer.mask]
-    held = order[0] if answer.piece != order[0] else None
-    rest = order[1 + (held is not None) :]
+    (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
+    if answer.piece == current:
+        rest = tuple(queue)
+    elif hold is None:  # hold pressed with hold empty: the piece in play goes to hold, the next one is placed
+        hold, rest = current, tuple(queue[1:])
+    else:  # hold pressed: the held piece is placed, the piece in play is held
+        hold, rest = current, tuple(queue)
     won = 0
-    for future, _ in SEVEN_BAG.sequences(4, ()):
-        won += solve(child.field, (*rest, *future), hold=held, rules=RULES, lines=child.h, verify=False).solvable
+    for future, _ in SEVEN_BAG.sequences(3 if left else 4, left):
+        won += solve(child.field, (*rest, *future), hold=hold, rules=RULES, lines=child.h, verify=False).solvable
     return won
 
 
-def test_the_named_placement_keeps_the_count_future_by_future(table):
-    for piece, mask, order in _sample(table, 2, 7, below=opening.FUTURES):
-        answer = table[piece, mask, order]
-        assert _count_by_single_searches(mask, order, answer) == answer.count, (piece, mask, order)
+@pytest.mark.parametrize("family", seconds.FAMILIES, ids=[f.name for f in seconds.FAMILIES])
+def test_the_named_placement_keeps_the_count_future_by_future(family):
+    table = seconds.load_table(family.path("srs-180"), RULES, family)
+    for key in _sample(table, 2, 7, below=family.futures):
+        assert _count_by_single_searches(key, table[key]) == table[key].count, key
 
 
-def test_pc_chance_answers_a_second_position_from_the_table(table, monkeypatch):
+@pytest.mark.parametrize("family", seconds.FAMILIES, ids=[f.name for f in seconds.FAMILIES])
+def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch):
     """The answer comes from the table (a marked entry comes back as it is) and, unmarked, equals the search's,
     with the named placement as the best one; a question the table does not hold is searched."""
-    piece, mask, order = _sample(table, 1, 11, below=opening.FUTURES)[0]
-    entry = table[piece, mask, order]
-    looked_up = pc_chance(*_args(mask, order))
-    searched = pc_chance(*_args(mask, order), table=False)
+    table = seconds.load_table(family.path("srs-180"), RULES, family)
+    key = _sample(table, 1, 11, below=family.futures)[0]
+    entry = table[key]
+    looked_up = pc_chance(*_args(key))
+    searched = pc_chance(*_args(key), table=False)
     assert looked_up.chance == searched.chance and not looked_up.approximate
     best = looked_up.best_placement
     assert best is not None and (best.piece, best.mask) == (entry.piece, entry.mask)
-    assert best.hold == (entry.piece != order[0])
+    assert best.hold == (entry.piece != key[-1][0])
     marked = dict(table)
-    marked[piece, mask, order] = opening.Answer(entry.count - 1, entry.piece, entry.mask)
-    monkeypatch.setattr(seconds, "_tables", lambda: {opening.rules_key(RULES): marked})
-    assert round(pc_chance(*_args(mask, order)).chance * opening.FUTURES) == entry.count - 1
-    # not the table's question: other rules, hold in the hold slot, the field moved up a row
-    assert pc_chance(mask, order[0], list(order[1:]), None, (), SEVEN_BAG, Rules.named("srs"), 4).chance == (
-        pc_chance(mask, order[0], list(order[1:]), None, (), SEVEN_BAG, Rules.named("srs"), 4, table=False).chance
-    )
-    assert seconds.lookup(mask << 10, piece, order, RULES) is None
-    assert seconds.lookup(mask, piece, order, opening.RULES["srsplus-180"]) is None
+    marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
+    monkeypatch.setattr(seconds, "_tables", lambda: {(family.name, opening.rules_key(RULES)): marked})
+    assert round(pc_chance(*_args(key)).chance * family.futures) == entry.count - 1
+    # not the table's question: other rules, the field moved up a row
+    other = _args(key, Rules.named("srs"))
+    assert pc_chance(*other).chance == pc_chance(*other, table=False).chance
+    raised = _args(key)
+    raised = (raised[0] << 10, *raised[1:])
+    assert pc_chance(*raised).chance == pc_chance(*raised, table=False).chance
 
 
 @pytest.fixture
@@ -156,55 +184,95 @@ def app(app):
     return use_thread_worker(app)
 
 
-def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
-    """Start a PC-practice game; when its first piece has a spot in the table other than the advice, play it one
-    key per tick, hard drop at once, and check the panel at the next position. Whether the game had such a spot."""
+def _play_own_spot(app, keys, scene, group_of, table: dict, searched: list) -> bool:
+    """Play the piece in play on a spot of the player's own that `table` holds (not the panel's advice), one key
+    per tick, hard drop at once, and check the panel at the next position: its chance is the table's and the
+    search's, and the worker did not search. Whether the piece had such a spot."""
     from game.executor import KeyExecutor
-    from tests.players import pc_answered, pc_practice, run_until
+    from tests.players import pc_answered, run_until
     from ui.coach import snapshot_of
 
-    keys, scene = pc_practice(app, seed)
     coach, game = scene.coach, scene.game
+    assert run_until(app, lambda: pc_answered(coach))
+    advised = coach.pc_panel().first_move
+    piece = game.active.piece
+    groups = _by_group(table)
+    advice = None if advised is None or advised.hold else advised.placement.mask
+    own = [
+        child
+        for child in searcher_for(game.rules, True).gen.children(0, 4, piece)
+        if group_of(piece, child.mask) in groups and child.mask != advice
+    ]
+    if not own:
+        return False
+    move = pc_service.step_move(game.board, step_of(piece, own[-1], hold=False), game.rules, True)
+    searched.clear()
+    keys.executor = KeyExecutor(move.keys)
+    assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
+    assert game.board.bits == own[-1].mask
+    assert run_until(app, lambda: pc_answered(coach))
+    assert searched == [], "the worker searched a position the table holds"
+    shown = coach.pc_panel().chance
+    now = snapshot_of(game)
+    key = (*group_of(piece, own[-1].mask), (now.current, *now.queue))
+    assert shown is not None
+    assert round(shown * table[key].futures) == table[key].count
+    assert shown == pc_chance(*_args(key), table=False).chance
+    return True
+
+
+def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
+    """A PC-practice game whose first piece goes on a spot of the player's own (see _play_own_spot)."""
+    from tests.players import pc_practice
+
+    keys, scene = pc_practice(app, seed)
     try:
-        assert game.rules.cache_key() == RULES.cache_key()
-        assert run_until(app, lambda: pc_answered(coach))
-        advised = coach.pc_panel().first_move
-        piece = game.active.piece
-        firsts = _by_first(table)
-        advice = None if advised is None or advised.hold else advised.placement.mask
-        own = [
-            child
-            for child in searcher_for(game.rules, True).gen.children(0, 4, piece)
-            if (piece, child.mask) in firsts and child.mask != advice
-        ]
-        if not own:
-            return False
-        move = pc_service.step_move(game.board, step_of(piece, own[-1], hold=False), game.rules, True)
-        searched.clear()
-        keys.executor = KeyExecutor(move.keys)
-        assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
-        assert game.board.bits == own[-1].mask
-        assert run_until(app, lambda: pc_answered(coach))
-        assert searched == [], "the worker searched a position the table holds"
-        shown = coach.pc_panel().chance
-        now = snapshot_of(game)
-        order = (now.current, *now.queue)
-        assert shown is not None
-        assert round(shown * opening.FUTURES) == table[piece, own[-1].mask, order].count
-        assert shown == pc_chance(*_args(game.board.bits, order), table=False).chance
-        return True
+        assert scene.game.rules.cache_key() == RULES.cache_key()
+        return _play_own_spot(app, keys, scene, lambda piece, mask: (piece, mask), table, searched)
     finally:
         app.scenes.pop()
 
 
-def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, table, monkeypatch):
+def _hold_then_own_way(app, seed: int, table: dict, searched: list) -> bool:
+    """A PC-practice game where the player presses hold on its own at the first piece, waits for the panel, then
+    plays the second piece on a spot of their own (see _play_own_spot)."""
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+
+    keys, scene = pc_practice(app, seed)
+    try:
+        assert scene.game.rules.cache_key() == RULES.cache_key()
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        first = scene.game.active.piece
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: scene.game.hold == first and keys.idle)
+        return _play_own_spot(app, keys, scene, lambda piece, mask: (first, piece, mask), table, searched)
+    finally:
+        app.scenes.pop()
+
+
+@pytest.fixture
+def searched(monkeypatch) -> list:
+    """The futures tries the worker builds: one per searched position, none for a position looked up."""
+    import ai.pc.chance
+
+    calls: list = []
+    real = ai.pc.chance.futures_trie
+    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: calls.append(a) or real(*a))
+    return calls
+
+
+def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, table, searched):
     """PC practice from an empty field, thinking ahead off (nothing is worked out before the lock). The player
     moves the first piece to a spot of their own that the table holds (not the advice), one key per tick, and
     hard drops at once. The panel's chance is the search's, and it came from the table: the worker did not search."""
-    import ai.pc.chance
-
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
-    searched: list = []
-    real = ai.pc.chance.futures_trie
-    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: searched.append(a) or real(*a))
     assert any(_open_own_way(app, seed, table, searched) for seed in range(1, 40))
+
+
+def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_tables_chance(app, held_table, searched):
+    """As above, but the player first presses hold on its own: the second piece goes on a spot of their own, and
+    the next bag's first piece is shown by then (120 futures). The panel's chance is the held table's and the
+    search's, with no search by the worker."""
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert any(_hold_then_own_way(app, seed, held_table, searched) for seed in range(1, 40))

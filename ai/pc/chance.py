@@ -218,7 +218,7 @@ def _from_table(
     the search sums them (all equal under a 7-bag), and the best placement as a step."""
     futures, _ = _futures(randomizer, state, unknown)
     weights = [prob for _, prob in futures]
-    if len(weights) != opening.FUTURES or len(set(weights)) != 1:
+    if len(weights) != answer.futures or len(set(weights)) != 1:
         raise RuntimeError("the opening table's question has other futures than the table was made for")
     chance = math.fsum(weights[: answer.count])
     best = None

@@ -45,12 +45,14 @@ def table_path(name: str) -> Path:
 
 @dataclass(frozen=True)
 class Answer:
-    """The chance at one position: how many of the FUTURES keep a PC after the best next placement (`piece` on
-    the cells `mask` of the field as it is; hold is pressed when `piece` is not the piece in play)."""
+    """The chance at one position: how many of its `futures` (equally likely) keep a PC after the best next
+    placement (`piece` on the cells `mask` of the field as it is; hold is pressed when `piece` is not the piece in
+    play)."""
 
     count: int
     piece: Piece
     mask: Bitboard
+    futures: int = FUTURES
 
 
 @dataclass(frozen=True)
@@ -145,11 +147,17 @@ def lookup(
     hold_spent: bool,
 ) -> Answer | None:
     """The table's answer when this is exactly one of the table's questions, else None. The position after a
-    first placement other than the advised one is answered by the second-position table (ai.pc.seconds)."""
+    first placement other than the advised one, or after the first piece held and the second placed, is answered by
+    the second-position tables (ai.pc.seconds)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
     shown = (Piece(current), *(Piece(p) for p in queue))
+    if hold is not None and not hold_spent and bits and len(state) == 6:
+        from ai.pc import seconds  # (it reads this module's answers)
+
+        # the first piece held, the second placed: the next bag's first piece is shown (it may repeat one)
+        return seconds.lookup_held(bits, Piece(hold), shown, state, rules)
     if len(set(shown)) != 6 or hold in shown:
         return None
     table = _tables().get(rules_key(rules))

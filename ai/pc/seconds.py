@@ -3,20 +3,24 @@
 A player who opens their own way meets, at the second piece, a position the opening tables (ai.pc.opening) do not
 hold: one piece on the empty field, hold empty, the rest of the first bag shown (the piece in play and five
 previews) and the four pieces after it not (840 futures). Searched, these take ~0.5 s, up to ~1 s (bench/pc.py
---groups firsts). There are 162 first placements and, for each, 720 orders of the rest of the bag.
+--groups firsts). There are 162 first placements and, for each, 720 orders of the rest of the bag (SECONDS).
+A player who holds the first piece and places the second their own way meets the other kind (HELD): the first
+piece in hold, the second on the field, the bag's other five shown and then the next bag's first piece, whose
+next three are not (120 futures; searched ~0.3 s median, bench/pc.py --groups held). There are 972 such groups
+(held piece, piece placed, its cells) and, for each, 840 orders of the pieces shown.
 
-`solve_first` answers one first placement for all 720 orders at once: one trie over all their futures (orders
-with the same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper
-bound, a placement refined by deciding the futures the order's other placements lost first, until the best is
-decided and no other can beat it. Sharing makes an order cost ~0.1 s of search instead of ~0.5 s (3.1 CPU hours for
-the 116,640 of SRS with 180);
-`scripts/make_seconds_table.py` writes the answers to `seconds_<rules>.txt.gz` beside this module, first
-placements in the order a player is likeliest to use them (flat on the floor first), and can be stopped and
-resumed: a first placement not in the file is searched live, as any other position.
+`_best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
+same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper bound, a
+placement refined by deciding the futures the order's other placements lost first, until the best is decided and no
+other can beat it. Sharing makes a position cost ~0.1 s of search instead of ~0.5 s (3.1 CPU hours for the 116,640
+second positions of SRS with 180), and ~0.02 s instead of ~0.3 s with hold.
+`scripts/make_seconds_table.py [--held]` writes the answers to `seconds_<rules>.txt.gz` (`seconds-held_<rules>.txt.gz`)
+beside this module, groups in the order a player is likeliest to use them (flat on the floor first), and can be
+stopped and resumed: a group not in the file is searched live, as any other position.
 
-A line of the table: the first piece and its cells, the order of the rest of the bag, then how many of the 840
-futures keep a PC after the best next placement, and that placement (piece and cells; hold is pressed when the
-piece is not the one in play), as in ai.pc.opening.
+A line of a table: the group (first piece, or held piece and piece placed, then the cells), the order of the pieces
+shown, then how many of the futures keep a PC after the best next placement, and that placement (piece and cells;
+hold is pressed when the piece is not the one in play), as in ai.pc.opening.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from __future__ import annotations
 import gzip
 import itertools
 import logging
+import threading
 from array import array
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -36,11 +42,46 @@ from game.rules import Rules
 
 _log = logging.getLogger(__name__)
 
-Key = tuple[Piece, Bitboard, tuple[Piece, ...]]  # first piece, its cells, the order of the other six
+Key = tuple  # the position's group (pieces and cells, see Family), then the order of the six pieces shown
 
 
-def table_path(name: str) -> Path:
-    return Path(__file__).with_name(f"seconds_{name}.txt.gz")
+@dataclass(frozen=True)
+class Family:
+    """One kind of second position. A group is what was played before it: (first piece, its cells) without hold,
+    (held piece, piece placed, its cells) with hold pressed at the first piece; an order is the six pieces shown
+    then (the piece in play and five previews); each answer counts `futures` equally likely futures."""
+
+    name: str  # the tables' file names: <name>_<rules>.txt.gz
+    futures: int
+    group_size: int
+
+    def path(self, rules_name: str) -> Path:
+        return Path(__file__).with_name(f"{self.name}_{rules_name}.txt.gz")
+
+    def groups(self, rules: Rules) -> list[tuple]:
+        """Every group, likeliest first (see first_placements); with hold, each held piece in turn."""
+        if self is SECONDS:
+            return list(first_placements(rules))
+        return [(held, piece, mask) for piece, mask in first_placements(rules) for held in ALL_PIECES if held != piece]
+
+    def orders(self, group: tuple) -> dict[tuple[Piece, ...], int]:
+        """The orders of the pieces shown after `group` -> their rank (sorted, the trie's leaf order)."""
+        return _orders(*group[: self.group_size - 1])
+
+    def solve(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
+        return solve_first(rules, *group) if self is SECONDS else solve_held(rules, *group)
+
+
+# no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
+SECONDS = Family("seconds", FUTURES, 2)
+# the first piece held and the second placed: the bag's other five shown, then the next bag's first piece, and
+# that bag's next three not (120 futures)
+HELD = Family("seconds-held", 120, 3)
+FAMILIES = (SECONDS, HELD)
+
+
+def table_path(name: str, family: Family = SECONDS) -> Path:
+    return family.path(name)
 
 
 def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
@@ -65,164 +106,247 @@ def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
 def solve_first(rules: Rules, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
     """The exact chance at the second position after `piece` on `mask`, for every order of the other six pieces
     of the bag (see the module docstring)."""
-    from ai.pc.percent import Trie, TrieSearch
-    from ai.pc.search import searcher_for
+    from ai.pc.percent import Trie
 
-    gen = searcher_for(rules, True).gen
     rest = [p for p in ALL_PIECES if p != piece]
     futures = list(itertools.permutations(ALL_PIECES, 4))
     trie = Trie([order + future for order in itertools.permutations(rest) for future in futures])
-    (first,) = [child for child in gen.children(0, LINES, piece) if child.mask == mask]
-    search = TrieSearch(gen, True)
-    block = (1 << FUTURES) - 1
     out: dict[tuple[Piece, ...], Answer] = {}
-    for a in rest:
-        node = trie.root.children[a]
-        for b, sub in node.children.items():
-            # the orders starting a, b are this node's blocks of FUTURES leaves, in the trie's (sorted) order
-            tails = sorted(itertools.permutations([p for p in rest if p not in (a, b)]))
-            # the next placement: the piece in play (b comes next) or, hold pressed, the next piece (a is kept)
-            options = [
-                (placed, keep, child)
-                for placed, keep in ((a, b), (b, a))
-                for child in gen.children(first.field, first.h, placed)
-            ]
-            won = [0] * len(options)
-            lost = [0] * len(options)
-            for o, (_, keep, child) in enumerate(options):
-                if not search.viable(child.field, child.h, sub, keep):
-                    lost[o] = sub.leaves
-            lost_anywhere = [0] * len(tails)
-            answers: list[tuple[int, int] | None] = [None] * len(tails)
-            while None in answers:
-                wanted = [0] * len(options)
-                for i in range(len(tails)):
-                    if answers[i] is not None:
-                        continue
-                    shift = FUTURES * i
-                    # the placement with the highest upper bound (then lower bound, then the generator's order)
-                    o = max(
-                        range(len(options)),
-                        key=lambda o: (
-                            -((lost[o] >> shift) & block).bit_count(),
-                            ((won[o] >> shift) & block).bit_count(),
-                            -o,
-                        ),
-                    )
-                    open_leaves = block & ~(won[o] >> shift) & ~(lost[o] >> shift)
-                    if not open_leaves:  # decided, and no other placement can do better
-                        answers[i] = (((won[o] >> shift) & block).bit_count(), o)
-                        continue
-                    wanted[o] |= (open_leaves & lost_anywhere[i] or open_leaves) << shift
-                for o, want in enumerate(wanted):
-                    if want:
-                        _, keep, child = options[o]
-                        got = search.run(child.field, child.h, keep, sub, want) & want
-                        won[o] |= got
-                        lost[o] |= want & ~got
-                        for i in range(len(tails)):
-                            lost_anywhere[i] |= ((want & ~got) >> (FUTURES * i)) & block
-            for tail, answer in zip(tails, answers):
-                assert answer is not None
-                count, o = answer
-                placed, _, child = options[o]
-                out[(a, b, *tail)] = Answer(count, placed, child.mask) if count else Answer(0, a, 0)
+    for a, node in trie.root.children.items():  # hold empty: the piece in play is the buffer piece (ai.pc.search)
+        out.update(_best_per_order(rules, piece, mask, trie, a, node, trie.root.offsets[a], FUTURES))
     return out
 
 
-def format_line(piece: Piece, mask: Bitboard, order: tuple[Piece, ...], answer: Answer) -> str:
-    order_text = "".join(p.name for p in order)
-    return f"{piece.name} {mask:#x} {order_text} {answer.count} {answer.piece.name} {answer.mask:#x}"
+def solve_held(rules: Rules, held: Piece, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
+    """The exact chance after the first piece `held` and the second `piece` played on `mask`, for every order of
+    the bag's other five pieces and every first piece of the next bag (840 positions of 120 futures each)."""
+    from ai.pc.percent import Trie
+
+    rest = [p for p in ALL_PIECES if p not in (held, piece)]
+    sequences = [
+        order + (next_first, *future)
+        for order in itertools.permutations(rest)
+        for next_first in ALL_PIECES
+        for future in itertools.permutations([p for p in ALL_PIECES if p != next_first], 3)
+    ]
+    trie = Trie(sequences)
+    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures)
 
 
-def parse_line(line: str) -> tuple[Key, Answer]:
-    piece, mask, order, count, best, best_mask = line.split()
-    key = (Piece[piece], int(mask, 16), tuple(Piece[c] for c in order))
-    return key, Answer(int(count), Piece[best], int(best_mask, 16))
+def _best_per_order(
+    rules: Rules, piece: Piece, mask: Bitboard, trie, held: Piece, node, base: int, block: int
+) -> dict[tuple[Piece, ...], Answer]:
+    """The best next placement's count for every position below `node` of `trie` (leaves from `base` in the root's
+    numbering), `held` the buffer piece: a position is an order of the six pieces shown, its futures the next
+    `block` leaves. Per position the live chance's own rule (best first by upper bound, a placement refined by
+    first deciding the futures the position's other placements lost), for all positions at once: one memo, and one
+    trie search per placement and round for every position that wants that placement refined."""
+    from ai.pc.percent import TrieSearch
+    from ai.pc.search import searcher_for
+
+    gen = searcher_for(rules, True).gen
+    (first,) = [child for child in gen.children(0, LINES, piece) if child.mask == mask]
+    search = TrieSearch(gen, True)
+    full = (1 << block) - 1
+    out: dict[tuple[Piece, ...], Answer] = {}
+    for c, sub in node.children.items():
+        start = base + node.offsets[c]
+        orders = [trie.sequences[start + block * i][:6] for i in range(sub.leaves.bit_count() // block)]
+        # the next placement: the buffer piece (c comes next and is kept) or, hold pressed, c (the buffer is kept)
+        options = [
+            (placed, keep, child)
+            for placed, keep in ((held, c), (c, held))
+            for child in gen.children(first.field, first.h, placed)
+        ]
+        won = [0] * len(options)
+        lost = [0] * len(options)
+        for o, (_, keep, child) in enumerate(options):
+            if child.h == 0:
+                won[o] = sub.leaves
+            elif not search.viable(child.field, child.h, sub, keep):
+                lost[o] = sub.leaves
+        lost_anywhere = [0] * len(orders)
+        answers: list[tuple[int, int] | None] = [None] * len(orders)
+        while None in answers:
+            wanted = [0] * len(options)
+            for i in range(len(orders)):
+                if answers[i] is not None:
+                    continue
+                shift = block * i
+                # the placement with the highest upper bound (then lower bound, then the generator's order)
+                o = max(
+                    range(len(options)),
+                    key=lambda o: (
+                        -((lost[o] >> shift) & full).bit_count(),
+                        ((won[o] >> shift) & full).bit_count(),
+                        -o,
+                    ),
+                )
+                open_leaves = full & ~(won[o] >> shift) & ~(lost[o] >> shift)
+                if not open_leaves:  # decided, and no other placement can do better
+                    answers[i] = (((won[o] >> shift) & full).bit_count(), o)
+                    continue
+                wanted[o] |= (open_leaves & lost_anywhere[i] or open_leaves) << shift
+            for o, want in enumerate(wanted):
+                if want:
+                    _, keep, child = options[o]
+                    got = search.run(child.field, child.h, keep, sub, want) & want
+                    won[o] |= got
+                    lost[o] |= want & ~got
+                    for i in range(len(orders)):
+                        lost_anywhere[i] |= ((want & ~got) >> (block * i)) & full
+        for order, answer in zip(orders, answers):
+            assert answer is not None
+            count, o = answer
+            placed, _, child = options[o]
+            out[order] = Answer(count, placed, child.mask, block) if count else Answer(0, order[0], 0, block)
+    return out
 
 
-def header(rules: Rules) -> list[str]:
+def format_line(*key_and_answer) -> str:
+    """A table line: the group's pieces and cells, the order shown, the count, the best placement (see Family)."""
+    *pieces, mask, order, answer = key_and_answer
+    before = "".join(f"{p.name} " for p in pieces)
+    return f"{before}{mask:#x} {''.join(p.name for p in order)} {answer.count} {answer.piece.name} {answer.mask:#x}"
+
+
+def parse_line(line: str, family: Family = SECONDS) -> tuple[Key, Answer]:
+    *group, order, count, best, best_mask = line.split()
+    if len(group) != family.group_size:
+        raise ValueError(f"not a {family.name} table line: {line!r}")
+    key = (*(Piece[p] for p in group[:-1]), int(group[-1], 16), tuple(Piece[c] for c in order))
+    return key, Answer(int(count), Piece[best], int(best_mask, 16), family.futures)
+
+
+def header(rules: Rules, family: Family = SECONDS) -> list[str]:
+    what = "after each first placement" if family is SECONDS else "after the first piece held and the second placed"
     return [
-        "# The live PC chance at a 7-bag game's second position, after each first placement (ai/pc/seconds.py).",
+        f"# The live PC chance at a 7-bag game's second position, {what} (ai/pc/seconds.py).",
         "# Made by scripts/make_seconds_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
 
 
-def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
+def write_table(path: Path, rules: Rules, lines: list[str], family: Family = SECONDS) -> None:
     with gzip.open(path, "wt") as out:
-        out.write("\n".join(header(rules) + sorted(lines)) + "\n")
+        out.write("\n".join(header(rules, family) + sorted(lines)) + "\n")
 
 
 _COUNT_BITS, _PIECE_BITS = 10, 3  # an answer packed in one int: count, then piece, then cells
 
 
 @cache
-def _ranks(first: Piece) -> dict[tuple[Piece, ...], int]:
-    """Each order of the six pieces other than `first` -> its place among them, sorted."""
-    return {order: i for i, order in enumerate(itertools.permutations(p for p in ALL_PIECES if p != first))}
+def _orders(*before: Piece) -> dict[tuple[Piece, ...], int]:
+    """The orders of the pieces shown after `before` was played -> their place among them, sorted. One piece
+    before: the other six of the bag; two (held, placed): the other five, then any first piece of the next bag."""
+    rest = [p for p in ALL_PIECES if p not in before]
+    if len(before) == 1:
+        orders = list(itertools.permutations(rest))
+    else:
+        orders = [order + (p,) for order in itertools.permutations(rest) for p in ALL_PIECES]
+    return {order: i for i, order in enumerate(sorted(orders))}
 
 
 class Table(Mapping[Key, Answer]):
-    """A table's entries, compact: per first placement, the answers of its 720 orders packed in an array of int64
-    (~6 KB a placement instead of ~250 KB of tuples and Answer objects)."""
+    """A table's entries, compact: per group, the answers of its orders packed in an array of int64 (~6 KB a group
+    instead of ~250 KB of tuples and Answer objects)."""
 
-    def __init__(self) -> None:
-        self._firsts: dict[tuple[Piece, Bitboard], array] = {}
+    def __init__(self, family: Family = SECONDS) -> None:
+        self.family = family
+        self._groups: dict[tuple, array] = {}
         self._size = 0
 
     def add(self, key: Key, answer: Answer) -> None:
-        piece, mask, order = key
-        row = self._firsts.get((piece, mask))
+        *group, order = key
+        ranks = self.family.orders(tuple(group))
+        row = self._groups.get(tuple(group))
         if row is None:
-            row = self._firsts[piece, mask] = array("q", [-1] * 720)
-        at = _ranks(piece)[order]
+            row = self._groups[tuple(group)] = array("q", [-1] * len(ranks))
+        at = ranks[order]
         self._size += row[at] < 0
         row[at] = answer.count | answer.piece << _COUNT_BITS | answer.mask << (_COUNT_BITS + _PIECE_BITS)
 
+    def add_lines(self, lines: list[str]) -> None:
+        """Add a file's lines (comments skipped), as parse_line and add would, without an Answer per line: a
+        group's text is parsed once, and its orders are looked up by their text (~4x faster)."""
+        pieces = {p.name: p for p in ALL_PIECES}
+        by_text: dict[str, tuple[array, dict[str, int]]] = {}
+        for line in lines:
+            if not line or line.startswith("#"):
+                continue
+            *group_text, order, count, best, best_mask = line.split()
+            if len(group_text) != self.family.group_size:
+                raise ValueError(f"not a {self.family.name} table line: {line!r}")
+            before = " ".join(group_text)
+            known = by_text.get(before)
+            if known is None:
+                group = (*(pieces[p] for p in group_text[:-1]), int(group_text[-1], 16))
+                ranks = self.family.orders(group)
+                row = self._groups.setdefault(group, array("q", [-1] * len(ranks)))
+                known = by_text[before] = (row, {"".join(p.name for p in o): at for o, at in ranks.items()})
+            row, rank_of = known
+            at = rank_of[order]
+            packed = int(count) | pieces[best] << _COUNT_BITS | int(best_mask, 16) << (_COUNT_BITS + _PIECE_BITS)
+            self._size += row[at] < 0
+            row[at] = packed
+
     def __getitem__(self, key: Key) -> Answer:
-        piece, mask, order = key
-        row = self._firsts.get((piece, mask))
-        at = _ranks(piece).get(order)
-        if row is None or at is None or row[at] < 0:
+        *group, order = key
+        row = self._groups.get(tuple(group))
+        if row is None:
+            raise KeyError(key)
+        at = self.family.orders(tuple(group)).get(order)
+        if at is None or row[at] < 0:
             raise KeyError(key)
         packed = row[at]
         count = packed & ((1 << _COUNT_BITS) - 1)
         placed = Piece((packed >> _COUNT_BITS) & ((1 << _PIECE_BITS) - 1))
-        return Answer(count, placed, packed >> (_COUNT_BITS + _PIECE_BITS))
+        return Answer(count, placed, packed >> (_COUNT_BITS + _PIECE_BITS), self.family.futures)
 
     def __len__(self) -> int:
         return self._size
 
     def __iter__(self) -> Iterator[Key]:
-        for (piece, mask), row in self._firsts.items():
-            for order, at in _ranks(piece).items():
+        for group, row in self._groups.items():
+            for order, at in self.family.orders(group).items():
                 if row[at] >= 0:
-                    yield piece, mask, order
+                    yield (*group, order)
 
 
-def load_table(path: Path, rules: Rules) -> Table:
+def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
     """The entries of a table file; empty when it is missing, unreadable or made under other rules."""
-    table = Table()
+    table = Table(family)
     try:
         with gzip.open(path, "rt") as text:
             lines = text.read().splitlines()
-        if f"# rules {rules_key(rules)}" not in lines:
+        if f"# rules {rules_key(rules)}" not in itertools.takewhile(lambda line: line.startswith("#"), lines):
             return table
-        for line in lines:
-            if line and not line.startswith("#"):
-                table.add(*parse_line(line))
-    except FileNotFoundError:  # not made for these rules (yet): every second position is searched
-        return Table()
+        table.add_lines(lines)
+    except FileNotFoundError:  # not made for these rules (yet): every such position is searched
+        return Table(family)
     except (OSError, EOFError, ValueError, KeyError) as error:
         _log.warning("second-position table %s not used: %s", path.name, error)
-        return Table()
+        return Table(family)
     return table
 
 
+_READING = threading.Lock()
+
+
+def _tables() -> dict[tuple[str, str], Mapping[Key, Answer]]:
+    """Every shipped table, by family and the rules' fingerprint, read once (~2 s with a whole held table): a
+    question asked while the worker's warm-up thread reads them waits for it instead of reading them again."""
+    with _READING:
+        return _read_tables()
+
+
 @cache
-def _tables() -> dict[str, Mapping[Key, Answer]]:
-    return {rules_key(rules): load_table(table_path(name), rules) for name, rules in RULES.items()}
+def _read_tables() -> dict[tuple[str, str], Mapping[Key, Answer]]:
+    return {
+        (family.name, rules_key(rules)): load_table(family.path(name), rules, family)
+        for family in FAMILIES
+        for name, rules in RULES.items()
+    }
 
 
 def load_all() -> int:
@@ -234,7 +358,23 @@ def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules
     """The table's answer at a second position: `bits` the cells of the first piece `placed`, `shown` the piece in
     play and the five previews, the bag's six other pieces, with the bag now empty (ai.pc.opening.lookup checked
     the rest of the question: 4 lines, 7-bag, soft drop, hold empty and not pressed)."""
-    table = _tables().get(rules_key(rules))
+    table = _tables().get((SECONDS.name, rules_key(rules)))
     if not table or bits.bit_count() != 4:
         return None
     return table.get((placed, bits, shown))
+
+
+def lookup_held(
+    bits: Bitboard, held: Piece, shown: tuple[Piece, ...], randomizer_state: tuple, rules: Rules
+) -> Answer | None:
+    """The table's answer after the first piece was held and the second placed: `bits` its cells, `shown` the
+    piece in play and five previews (the bag's five others, then the next bag's first piece), the next bag's six
+    others left in it (ai.pc.opening.lookup checked the rest: 4 lines, 7-bag, soft drop, hold not pressed)."""
+    table = _tables().get((HELD.name, rules_key(rules)))
+    if not table or bits.bit_count() != 4:
+        return None
+    this_bag = {held, *shown[:5]}
+    if len(this_bag) != 6 or sorted(randomizer_state) != sorted(set(ALL_PIECES) - {shown[5]}):
+        return None
+    (placed,) = set(ALL_PIECES) - this_bag
+    return table.get((held, placed, bits, shown))
