@@ -1,7 +1,7 @@
 """The window and the AI worker together: frame times, hint and PC-overlay latency, and recovery from worker
 crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn). Prints numbers only.
 
-    python bench/worker.py            # all six parts
+    python bench/worker.py            # all seven parts
     python bench/worker.py --quick    # shorter runs, same measurements
     python bench/worker.py --parts 24 # only parts 2 and 4
 
@@ -21,6 +21,8 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    drop reaches, not the advice): --think-ms after the answer, the keys one per tick, then the piece rests
    --rest-ms on its spot before the hard drop; lock -> final chance on screen, with thinking ahead (the worker
    hears where the ghost rests, ai.protocol.PcAim) for each rest, and without it
+7. the same when the player first holds the first piece (hold pressed on its own, then --think-ms after the new
+   answer) and plays the second piece to a spot of their own: the next bag's first piece is shown by then
 """
 
 from __future__ import annotations
@@ -331,10 +333,12 @@ def part_live_chance(app, screen, games: int, think_ms: float, pieces: int) -> N
         summary(f"[5] lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
 
 
-def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float) -> float | None:
+def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float, hold_first: bool = False) -> float | None:
     """One PC-practice game: the first piece played to a spot of the player's own (chosen by the seed among those a
     hard drop reaches, the advice left out), resting `rest_s` there before the drop. The wall ms from the lock to
-    the first frame showing the next position's final chance (None if the game did not get there)."""
+    the first frame showing the next position's final chance (None if the game did not get there). `hold_first`:
+    the player first presses hold on its own, waits for the panel's answer and thinks again, then plays the second
+    piece so."""
     from ai.pc.search import searcher_for, step_of
     from ai.pc_service import step_move
 
@@ -352,6 +356,9 @@ def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float) -> f
             final = shown is not None and shown.final and shown.chance is not None
             if phase == "start" and final:
                 phase, since = "think", now
+            elif phase == "think" and now - since >= think_s and hold_first and game.hold is None:
+                player.executor = KeyExecutor([], hold_first=True)
+                phase = "start"  # the position with the first piece held: its answer, then think again
             elif phase == "think" and now - since >= think_s:
                 advised = coach.pc_panel().first_move
                 piece = game.active.piece
@@ -391,6 +398,26 @@ def part_own_first_piece(app, screen, games: int, think_ms: float, rests_ms: tup
         label = f"rest {rest_ms:.0f} ms, " + ("thinking ahead" if ahead else "not thinking ahead")
         over = sum(t > 200 for t in latencies)
         summary(f"[6] own first piece, lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
+
+
+def part_held_first_piece(app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...]) -> None:
+    """7. As 6, with the first piece held (hold pressed on its own) and the second played to a spot of the
+    player's own: the position after it has the next bag's first piece shown (120 futures)."""
+    for ahead, rest_ms in [(True, rest) for rest in rests_ms] + [(False, max(rests_ms))]:
+        set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
+        latencies = []
+        for seed in range(1, games + 1):
+            app.close_worker()
+            got = _own_first_piece(app, screen, seed, think_ms / 1000, rest_ms / 1000, hold_first=True)
+            if got is not None:
+                latencies.append(got)
+        label = f"rest {rest_ms:.0f} ms, " + ("thinking ahead" if ahead else "not thinking ahead")
+        over = sum(t > 200 for t in latencies)
+        summary(
+            f"[7] first piece held, own second, lock -> final PC chance shown, {label}",
+            latencies,
+            f"over 200 ms: {over}",
+        )
 
 
 def part_faults(app, screen, kills: int) -> None:
@@ -457,10 +484,10 @@ def part_faults(app, screen, kills: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
-    parser.add_argument("--parts", default="123456", help="which parts to run, e.g. 24 (default 123456)")
-    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5, 6: the player's time per piece")
+    parser.add_argument("--parts", default="1234567", help="which parts to run, e.g. 24 (default 1234567)")
+    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-7: the player's time per piece")
     parser.add_argument(
-        "--rest-ms", default="0,300,600", help="part 6: how long the piece rests on its spot before the drop"
+        "--rest-ms", default="0,300,600", help="parts 6, 7: how long the piece rests on its spot before the drop"
     )
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
@@ -479,9 +506,11 @@ def main(argv: list[str] | None = None) -> int:
             part_faults(app, screen, 10 if args.quick else 50)
         if "5" in args.parts:
             part_live_chance(app, screen, 3 if args.quick else 8, args.think_ms, 30 if args.quick else 40)
+        rests = tuple(float(r) for r in args.rest_ms.split(","))
         if "6" in args.parts:
-            rests = tuple(float(r) for r in args.rest_ms.split(","))
             part_own_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
+        if "7" in args.parts:
+            part_held_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
     finally:
         app.close_worker()
         pygame.quit()
