@@ -166,7 +166,7 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     assert best.hold == (entry.piece != key[-1][0])
     marked = dict(table)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
-    monkeypatch.setattr(seconds, "_tables", lambda: {(family.name, opening.rules_key(RULES)): marked})
+    monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
     assert round(pc_chance(*_args(key)).chance * family.futures) == entry.count - 1
     # not the table's question: other rules, the field moved up a row
     other = _args(key, Rules.named("srs"))

@@ -274,21 +274,20 @@ class Table(Mapping[Key, Answer]):
         for line in lines:
             if not line or line.startswith("#"):
                 continue
-            *group_text, order, count, best, best_mask = line.split()
-            if len(group_text) != self.family.group_size:
-                raise ValueError(f"not a {self.family.name} table line: {line!r}")
-            before = " ".join(group_text)
+            before, order, count, best, best_mask = line.rsplit(" ", 4)
             known = by_text.get(before)
             if known is None:
+                group_text = before.split()
+                if len(group_text) != self.family.group_size:
+                    raise ValueError(f"not a {self.family.name} table line: {line!r}")
                 group = (*(pieces[p] for p in group_text[:-1]), int(group_text[-1], 16))
                 ranks = self.family.orders(group)
                 row = self._groups.setdefault(group, array("q", [-1] * len(ranks)))
                 known = by_text[before] = (row, {"".join(p.name for p in o): at for o, at in ranks.items()})
             row, rank_of = known
             at = rank_of[order]
-            packed = int(count) | pieces[best] << _COUNT_BITS | int(best_mask, 16) << (_COUNT_BITS + _PIECE_BITS)
             self._size += row[at] < 0
-            row[at] = packed
+            row[at] = int(count) | pieces[best] << _COUNT_BITS | int(best_mask, 16) << (_COUNT_BITS + _PIECE_BITS)
 
     def __getitem__(self, key: Key) -> Answer:
         *group, order = key
@@ -330,35 +329,38 @@ def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
     return table
 
 
-_READING = threading.Lock()
+_NAMES = {rules_key(rules): name for name, rules in RULES.items()}
+# one lock per table: a question waits only for the table it needs while the worker's warm-up thread reads it
+_READING = {(family.name, key): threading.Lock() for family in FAMILIES for key in _NAMES}
 
 
-def _tables() -> dict[tuple[str, str], Mapping[Key, Answer]]:
-    """Every shipped table, by family and the rules' fingerprint, read once (~2 s with a whole held table): a
-    question asked while the worker's warm-up thread reads them waits for it instead of reading them again."""
-    with _READING:
-        return _read_tables()
+def _table(family: Family, rules: Rules) -> Mapping[Key, Answer] | None:
+    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.3 s
+    for a whole table without hold, ~2 s with hold); a question asked while another thread reads it waits for it
+    instead of reading it again."""
+    key = rules_key(rules)
+    lock = _READING.get((family.name, key))
+    if lock is None:
+        return None
+    with lock:
+        return _read(family, _NAMES[key])
 
 
 @cache
-def _read_tables() -> dict[tuple[str, str], Mapping[Key, Answer]]:
-    return {
-        (family.name, rules_key(rules)): load_table(family.path(name), rules, family)
-        for family in FAMILIES
-        for name, rules in RULES.items()
-    }
+def _read(family: Family, name: str) -> Table:
+    return load_table(family.path(name), RULES[name], family)
 
 
 def load_all() -> int:
-    """Read the shipped tables now; the entries read."""
-    return sum(len(table) for table in _tables().values())
+    """Read the shipped tables now, those without hold first (the first a player meets); the entries read."""
+    return sum(len(_table(family, rules) or ()) for family in FAMILIES for rules in RULES.values())
 
 
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
     """The table's answer at a second position: `bits` the cells of the first piece `placed`, `shown` the piece in
     play and the five previews, the bag's six other pieces, with the bag now empty (ai.pc.opening.lookup checked
     the rest of the question: 4 lines, 7-bag, soft drop, hold empty and not pressed)."""
-    table = _tables().get((SECONDS.name, rules_key(rules)))
+    table = _table(SECONDS, rules)
     if not table or bits.bit_count() != 4:
         return None
     return table.get((placed, bits, shown))
@@ -370,7 +372,7 @@ def lookup_held(
     """The table's answer after the first piece was held and the second placed: `bits` its cells, `shown` the
     piece in play and five previews (the bag's five others, then the next bag's first piece), the next bag's six
     others left in it (ai.pc.opening.lookup checked the rest: 4 lines, 7-bag, soft drop, hold not pressed)."""
-    table = _tables().get((HELD.name, rules_key(rules)))
+    table = _table(HELD, rules)
     if not table or bits.bit_count() != 4:
         return None
     this_bag = {held, *shown[:5]}
