@@ -39,6 +39,10 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             ("search"; the two chances must be equal)
   held      `seconds` with the first piece held and each placement of the second (the next bag's first piece
             shown, 120 futures): the held table (ai.pc.seconds.HELD) against the search
+  wander    the live chance along 12 games under the default rules, tables on, where the player follows the
+            panel half the time and otherwise plays a flat spot of their own (hold pressed or not, by the seed)
+            that still makes the PC with the pieces really coming, through the PCs until the chance is 0; the
+            positions right after a hold press are asked too
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -53,6 +57,7 @@ import csv
 import importlib
 import inspect
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -84,6 +89,7 @@ GROUPS = (
     "firsts",
     "seconds",
     "held",
+    "wander",
     "floor",
 )
 
@@ -207,6 +213,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "firsts": _firsts_group,
         "seconds": _seconds_group,
         "held": lambda: _seconds_group(held=True),
+        "wander": _wander_group,
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -359,6 +366,87 @@ def _seconds_group(held: bool = False) -> dict:
     """`firsts` under the game's default rules (SRS with 180), with the second-position tables (ai.pc.seconds);
     `held`: the first piece held, then each placement of the second."""
     return _firsts_group(rules_name="srs-180", both=True, held=held)
+
+
+WANDER_SEEDS = tuple(range(1, 13))
+
+
+def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
+    """The live chance as the worker is asked it, default rules, tables on, along games where the player follows
+    the panel's advice half the time and otherwise plays a spot of their own: a placement a hard drop reaches
+    that covers no empty cell, of the piece in play or, hold pressed, of the other one, from which the pieces
+    really coming still make the PC (chosen by the seed). Both the position before each placement and, when hold
+    is pressed, the one right after the press are asked. A game goes on through its PCs until the chance is 0."""
+    from ai.pc.api import solve
+    from ai.pc.chance import pc_chance
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
+    from ai.pc.movegen import holes_under
+    from ai.pc.opening import RULES
+    from ai.pc.search import searcher_for, step_of
+    from game.randomizer import make_randomizer
+
+    rules = RULES["srs-180"]
+    _warm_up(rules)
+    gen = searcher_for(rules, True).gen
+    bag = make_randomizer("7bag", 0)
+    times, exact, ids = [], 0, []
+
+    def ask_timed(ident: str, stream: list, bits, current, shown_from: int, hold, h: int, spent: bool):
+        """The position with `current` in play and the previews from stream[shown_from] on."""
+        queue = list(stream[shown_from : shown_from + PREVIEWS])
+        state = bag_state(stream, shown_from + PREVIEWS)
+        started = time.thread_time()
+        result = pc_chance(bits, current, queue, hold, state, bag, rules, h, hold_spent=spent)
+        times.append((time.thread_time() - started) * 1000)
+        ids.append(ident)
+        return result
+
+    def still_makes_it(stream: list, step, r: int, hold, bits, h: int) -> bool:
+        """A PC exists after `step` with the pieces really coming (a spot a player might pick, with the game
+        going on; the player cannot know those pieces)."""
+        _, r, hold = play(stream, r, hold, step.hold)
+        after, cleared = clear_full_rows(bits | step.mask, h)
+        if h == cleared:
+            return True
+        need = (10 * (h - cleared) - after.bit_count()) // 4
+        queue = stream[r : r + need + (hold is None)]
+        return bool(solve(after, queue, hold=hold, rules=rules, lines=h - cleared, verify=False).solutions)
+
+    for seed in seeds:
+        clear_caches()  # a new game: what a fresh worker knows
+        rng = random.Random(seed)
+        stream = bag_stream(seed, 40)
+        r, hold, bits, h, pc, placed = 0, None, 0, 4, 1, 0
+        while r + 2 + PREVIEWS < len(stream):
+            ident = f"s{seed}pc{pc}k{placed}"
+            result = ask_timed(ident, stream, bits, stream[r], r + 1, hold, h, False)
+            exact += not result.approximate
+            if result.chance == 0 or result.best_placement is None:
+                break
+            step = result.best_placement
+            if rng.random() < 0.5:
+                other = hold if hold is not None else stream[r + 1]
+                own = [
+                    step_of(piece, child, hold=piece != stream[r])
+                    for piece in dict.fromkeys((stream[r], other))
+                    for child in gen.children(bits, h, piece)
+                    if child.hard and not holes_under(bits, child.mask)
+                ]
+                rng.shuffle(own)
+                step = next((s for s in own if still_makes_it(stream, s, r, hold, bits, h)), step)
+            if step.hold:  # the position right after hold is pressed, as the worker is asked it
+                if hold is None:  # the piece in play goes to hold, the next one comes into play
+                    result = ask_timed(ident + "h", stream, bits, stream[r + 1], r + 2, stream[r], h, True)
+                else:  # the held piece comes into play; the queue does not move
+                    result = ask_timed(ident + "h", stream, bits, hold, r + 1, stream[r], h, True)
+                exact += not result.approximate
+            _, r, hold = play(stream, r, hold, step.hold)
+            bits, cleared = clear_full_rows(bits | step.mask, h)
+            h, placed = h - cleared, placed + 1
+            if h == 0:
+                pc, placed, bits, h = pc + 1, 0, 0, 4
+    return {"times": times, "solvable": exact, "ids": ids}
 
 
 # the loop positions over 200 ms in `chance` (bench/pc.py --groups chance, 2026-11-26)
@@ -576,7 +664,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held"):
+    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "wander"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
     if name in ("opening", "seconds", "held"):
         search = data["search"]
@@ -648,6 +736,7 @@ def main() -> int:
                 "firsts",
                 "seconds",
                 "held",
+                "wander",
             ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
