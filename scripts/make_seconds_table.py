@@ -1,13 +1,15 @@
-"""Compute the second-position tables (ai/pc/seconds_<rules>.txt.gz): the exact PC chance after every first placement
-of a 7-bag game, for every order of the rest of the bag, with the project's own search (ai.pc.seconds.solve_first).
+"""Compute the second-position tables (ai/pc/seconds_<rules>.txt.gz, ai/pc/seconds-held_<rules>.txt.gz): the exact PC
+chance after every first placement of a 7-bag game, or with --held after the first piece held and each placement of
+the second, for every order of the pieces shown then, with the project's own search (ai.pc.seconds).
 
-    python scripts/make_seconds_table.py [--rules srs-180] [--jobs 2] [--limit N]
-    python scripts/make_seconds_table.py --check 20     # 20 random entries against pc_chance; exit 1 if any differ
+    python scripts/make_seconds_table.py [--rules srs-180] [--held] [--jobs 2] [--limit N]
+    python scripts/make_seconds_table.py [--held] --check 20   # random entries against pc_chance; 1 if any differ
 
-Resumable: first placements already in the file are kept, the others are searched likeliest first
-(ai.pc.seconds.first_placements) and the file is written again after each one, so stopping it loses only the
-placements in progress. A first placement takes 0.5-2 CPU minutes (720 orders); all 162 took 3.1 CPU hours for SRS
-with 180, and a table is used for the placements it holds (the others are searched live).
+Resumable: groups (first placements; with --held, held piece and placement) already in the file are kept, the others
+are searched likeliest first (ai.pc.seconds.Family.groups) and the file is written again after each one, so stopping
+it loses only the groups in progress. A first placement takes 0.5-2 CPU minutes (720 orders); all 162 took 3.1 CPU
+hours for SRS with 180. A held group takes 2-30 CPU seconds (840 orders). A table is used for the groups it holds
+(the others are searched live).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rules", choices=sorted(opening.RULES), default="srs-180")
     parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
-    parser.add_argument("--limit", type=int, help="search at most this many more first placements")
+    parser.add_argument("--limit", type=int, help="search at most this many more groups")
     parser.add_argument("--check", type=int, metavar="N", help="compare N random entries with the search")
     parser.add_argument(
         "--held", action="store_true", help="the positions after the first piece held, the second placed"
