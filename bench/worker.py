@@ -333,12 +333,15 @@ def part_live_chance(app, screen, games: int, think_ms: float, pieces: int) -> N
         summary(f"[5] lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
 
 
-def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float, hold_first: bool = False) -> float | None:
+def _own_first_piece(
+    app, screen, seed: int, think_s: float, rest_s: float, hold_first: bool = False, settle_s: float = 0.0
+) -> float | None:
     """One PC-practice game: the first piece played to a spot of the player's own (chosen by the seed among those a
     hard drop reaches, the advice left out), resting `rest_s` there before the drop. The wall ms from the lock to
     the first frame showing the next position's final chance (None if the game did not get there). `hold_first`:
     the player first presses hold on its own, waits for the panel's answer and thinks again, then plays the second
-    piece so."""
+    piece so. `settle_s`: the player first looks at the game's first position that long more (the worker, fresh
+    each game, has finished its warm-up by then)."""
     from ai.pc.search import searcher_for, step_of
     from ai.pc_service import step_move
 
@@ -355,7 +358,7 @@ def _own_first_piece(app, screen, seed: int, think_s: float, rest_s: float, hold
             shown = coach.pc_shown
             final = shown is not None and shown.final and shown.chance is not None
             if phase == "start" and final:
-                phase, since = "think", now
+                phase, since = "think", now + (settle_s if game.stats.pieces == 0 and game.hold is None else 0.0)
             elif phase == "think" and now - since >= think_s and hold_first and game.hold is None:
                 player.executor = KeyExecutor([], hold_first=True)
                 phase = "start"  # the position with the first piece held: its answer, then think again
@@ -400,18 +403,24 @@ def part_own_first_piece(app, screen, games: int, think_ms: float, rests_ms: tup
         summary(f"[6] own first piece, lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}")
 
 
-def part_held_first_piece(app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...]) -> None:
+def part_held_first_piece(
+    app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...], settle_ms: float = 0.0
+) -> None:
     """7. As 6, with the first piece held (hold pressed on its own) and the second played to a spot of the
-    player's own: the position after it has the next bag's first piece shown (120 futures)."""
+    player's own: the position after it has the next bag's first piece shown (120 futures). `settle_ms`: a longer
+    look at the first position, so that the fresh worker has read its tables (~3 s) as a worker in use has."""
     for ahead, rest_ms in [(True, rest) for rest in rests_ms] + [(False, max(rests_ms))]:
         set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
         latencies = []
         for seed in range(1, games + 1):
             app.close_worker()
-            got = _own_first_piece(app, screen, seed, think_ms / 1000, rest_ms / 1000, hold_first=True)
+            got = _own_first_piece(
+                app, screen, seed, think_ms / 1000, rest_ms / 1000, hold_first=True, settle_s=settle_ms / 1000
+            )
             if got is not None:
                 latencies.append(got)
         label = f"rest {rest_ms:.0f} ms, " + ("thinking ahead" if ahead else "not thinking ahead")
+        label += f", settle {settle_ms:.0f} ms" if settle_ms else ""
         over = sum(t > 200 for t in latencies)
         summary(
             f"[7] first piece held, own second, lock -> final PC chance shown, {label}",
@@ -489,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rest-ms", default="0,300,600", help="parts 6, 7: how long the piece rests on its spot before the drop"
     )
+    parser.add_argument(
+        "--settle-ms", type=float, default=0.0, help="part 7: a longer look at the first position (worker warmed up)"
+    )
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
@@ -510,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         if "6" in args.parts:
             part_own_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
         if "7" in args.parts:
-            part_held_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
+            part_held_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests, args.settle_ms)
     finally:
         app.close_worker()
         pygame.quit()

@@ -250,11 +250,14 @@ class Table(Mapping[Key, Answer]):
 
     def add_lines(self, lines: list[str]) -> None:
         """Add a file's lines (see format_line; comments skipped). A group's text is parsed once and its orders are
-        looked up by their text, with no Answer made per line (twice as fast: a whole held table takes ~1.8 s)."""
+        looked up by their text, with no Answer made per line (twice as fast: today's held table takes ~1.6 s)."""
         pieces = {p.name: p for p in ALL_PIECES}
+        piece_bits = {p.name: int(p) << _COUNT_BITS for p in ALL_PIECES}  # plain ints: IntEnum arithmetic is slow
+        shift = _COUNT_BITS + _PIECE_BITS
         by_text: dict[str, tuple[array, dict[str, int]]] = {}
+        size = 0
         for line in lines:
-            if not line or line.startswith("#"):
+            if not line or line[0] == "#":
                 continue
             before, order, count, best, best_mask = line.rsplit(" ", 4)
             known = by_text.get(before)
@@ -268,8 +271,9 @@ class Table(Mapping[Key, Answer]):
                 known = by_text[before] = (row, {"".join(p.name for p in o): at for o, at in ranks.items()})
             row, rank_of = known
             at = rank_of[order]
-            self._size += row[at] < 0
-            row[at] = int(count) | pieces[best] << _COUNT_BITS | int(best_mask, 16) << (_COUNT_BITS + _PIECE_BITS)
+            size += row[at] < 0
+            row[at] = int(count) | piece_bits[best] | int(best_mask, 16) << shift
+        self._size += size
 
     def __getitem__(self, key: Key) -> Answer:
         *group, order = key
@@ -312,14 +316,15 @@ def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
 
 
 _NAMES = {rules_key(rules): name for name, rules in RULES.items()}
-# one lock per table: a question waits only for the table it needs while the worker's warm-up thread reads it
+# one lock per table, held while it is read
 _READING = {(family.name, key): threading.Lock() for family in FAMILIES for key in _NAMES}
 
 
 def _table(family: Family, rules: Rules) -> Mapping[Key, Answer] | None:
-    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.3 s
-    for a whole table without hold, ~2 s with hold); a question asked while another thread reads it waits for it
-    instead of reading it again."""
+    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.25 s
+    for a whole table without hold, ~1.6 s for today's held table). A question asked while another thread reads
+    it (the worker's warm-up, just started) waits for the read: searching meanwhile took longer, the read holding
+    the GIL (bench/worker.py --parts 7, a fresh worker per game: 971 ms median from the lock against 657 ms)."""
     key = rules_key(rules)
     lock = _READING.get((family.name, key))
     if lock is None:
