@@ -282,11 +282,24 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
     return {"times": times, "solvable": exact, "ids": ids}
 
 
+def _advance(stream: list, r: int, hold, bits: int, h: int, pc: int, placed: int, step) -> tuple:
+    """A loop game's state (r, hold, bits, h, pc, placed) after `step`; a PC starts the next one on an empty
+    field."""
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import play
+
+    _, r, hold = play(stream, r, hold, step.hold)
+    bits, cleared = clear_full_rows(bits | step.mask, h)
+    h, placed = h - cleared, placed + 1
+    if h == 0:
+        pc, placed, bits, h = pc + 1, 0, 0, 4
+    return r, hold, bits, h, pc, placed
+
+
 def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
     from ai.pc.api import solve
     from ai.pc.chance import pc_chance
-    from ai.pc.field import clear_full_rows
-    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from game.randomizer import make_randomizer
     from game.rules import Rules
 
@@ -309,11 +322,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             step = shown.solutions[0].steps[0] if shown.solutions else result.best_placement
             if step is None:
                 break  # no PC any more: this game ends here
-            _, r, hold = play(stream, r, hold, step.hold)
-            bits, cleared = clear_full_rows(bits | step.mask, h)
-            h, placed = h - cleared, placed + 1
-            if h == 0:
-                pc, placed, bits, h = pc + 1, 0, 0, 4
+            r, hold, bits, h, pc, placed = _advance(stream, r, hold, bits, h, pc, placed, step)
     return {"times": times, "solvable": exact, "ids": ids}
 
 
@@ -441,11 +450,7 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
                 else:  # the held piece comes into play; the queue does not move
                     result = ask_timed(ident + "h", stream, bits, hold, r + 1, stream[r], h, True)
                 exact += not result.approximate
-            _, r, hold = play(stream, r, hold, step.hold)
-            bits, cleared = clear_full_rows(bits | step.mask, h)
-            h, placed = h - cleared, placed + 1
-            if h == 0:
-                pc, placed, bits, h = pc + 1, 0, 0, 4
+            r, hold, bits, h, pc, placed = _advance(stream, r, hold, bits, h, pc, placed, step)
     return {"times": times, "solvable": exact, "ids": ids}
 
 
