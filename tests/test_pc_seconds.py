@@ -7,6 +7,7 @@ placement an entry names, and through the panel by a player who opens their own 
 
 from __future__ import annotations
 
+import gzip
 import random
 from collections import defaultdict
 
@@ -17,7 +18,7 @@ from ai.pc import opening, seconds
 from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.pc.search import searcher_for, step_of
-from game.pieces import ALL_PIECES
+from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from settings import change
@@ -92,11 +93,34 @@ def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     assert len(seconds.load_table(path, RULES)) == 3
     assert seconds.load_table(path, opening.RULES["srs"]) == {}
     assert seconds.load_table(path, RULES, seconds.HELD) == {}  # a line of the other family
-    seconds.write_table(path, RULES, [*lines, "I 0xf IJLOSZ 840 Q 0xf"])
-    assert seconds.load_table(path, RULES) == {}
+    # a damaged group is not used (it is searched live); the others are
+    good = dict(seconds.load_table(path, RULES))
+    seconds.write_table(path, RULES, [*lines, "I 0xf IJLOSZ 840 Q 0xf", "J 0xf ILOSTZ 840 Q 0xf"])
+    damaged = seconds.load_table(path, RULES)
+    assert damaged.get((Piece.I, 0xF, (Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z))) is None
+    assert dict(damaged) == good and len(damaged) == 3
     path.write_bytes(b"not gzip")
     assert seconds.load_table(path, RULES) == {}
     assert seconds.load_table(tmp_path / "missing.txt.gz", RULES) == {}
+
+
+@pytest.mark.parametrize(("family", "name"), SHIPPED, ids=SHIPPED_IDS)
+def test_a_group_looked_up_before_the_table_is_parsed_answers_as_the_whole_parse(family, name):
+    """A table read for lookups parses a group when first asked, finding its lines by bisection in the sorted file
+    (the file must stay sorted); its answers are those of the table parsed whole, and a group not held has none."""
+    rules = opening.RULES[name]
+    with gzip.open(family.path(name), "rt") as text:
+        lines = [line for line in text.read().splitlines() if not line.startswith("#")]
+    assert lines == sorted(set(lines)), "the table's lines must be sorted and distinct"
+    whole = _by_group(seconds.load_table(family.path(name), rules, family))
+    held = sorted(whole)
+    groups = [held[0], held[-1], *random.Random(5).sample(held, 8)]
+    groups += [group for group in family.groups(rules) if group not in whole][:2]
+    lazy = seconds.load_table(family.path(name), rules, family)
+    assert len(lazy) == len(lines)
+    for group in groups:
+        for order in family.orders(group):
+            assert lazy.get((*group, order)) == whole.get(group, {}).get(order)
 
 
 def _args(key: tuple, rules: Rules = RULES) -> tuple:

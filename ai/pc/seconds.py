@@ -241,16 +241,25 @@ def _orders(*before: Piece) -> dict[tuple[Piece, ...], int]:
 
 class Table(Mapping[Key, Answer]):
     """A table's entries, compact: per group, the answers of its orders packed in an array of int64 (~6 KB a group
-    instead of ~250 KB of tuples and Answer objects)."""
+    instead of ~250 KB of tuples and Answer objects). Read from a file (load_table), a group is parsed when first
+    asked (~2 ms): the file's lines are sorted, so a group's lines are found by bisection in its text. Parsing
+    today's held table whole takes ~1.5 s (690,480 lines), which a worker just started spent before its first
+    answer; reading its text takes ~0.13 s, and the text stays in memory (~24 MB for the held table whole)."""
 
-    def __init__(self, family: Family = SECONDS) -> None:
+    def __init__(self, family: Family = SECONDS, text: str = "") -> None:
         self.family = family
         self._groups: dict[tuple, array] = {}
-        self._size = 0
+        self._text = text  # a file's entry lines, sorted; groups not parsed yet are read from it (_row)
+        self._dropped: set[str] = set()  # the text of groups found damaged
+        self._size = text.count("\n") + (text != "" and not text.endswith("\n"))  # one entry a line
 
     def add_lines(self, lines: list[str]) -> None:
-        """Add a file's lines (see format_line; comments skipped). A group's text is parsed once and its orders are
-        looked up by their text, with no Answer made per line (twice as fast: today's held table takes ~1.6 s)."""
+        """Add lines (see format_line; comments and blank lines skipped)."""
+        self._size += self._parse(lines)
+
+    def _parse(self, lines: list[str]) -> int:
+        """Parse lines into their groups' rows; the entries new to the table. A group's text is parsed once and its
+        orders are looked up by their text, with no Answer made per line."""
         pieces = {p.name: p for p in ALL_PIECES}
         piece_bits = {p.name: int(p) << _COUNT_BITS for p in ALL_PIECES}  # plain ints: IntEnum arithmetic is slow
         shift = _COUNT_BITS + _PIECE_BITS
@@ -273,11 +282,46 @@ class Table(Mapping[Key, Answer]):
             at = rank_of[order]
             size += row[at] < 0
             row[at] = int(count) | piece_bits[best] | int(best_mask, 16) << shift
-        self._size += size
+        return size
+
+    def _row(self, group: tuple) -> array | None:
+        row = self._groups.get(group)
+        if row is None and self._text:
+            self._parse_text(_group_lines(self._text, _group_text(group)))
+            row = self._groups.get(group)
+        return row
+
+    def _parse_text(self, lines: list[str]) -> None:
+        """Parse one group's lines of the file; a damaged group is dropped (and searched live), the others kept."""
+        before = lines[0].rsplit(" ", 4)[0] if lines else ""
+        if not lines or before in self._dropped:
+            return
+        try:
+            self._parse(lines)
+        except (ValueError, KeyError) as error:
+            self._dropped.add(before)
+            _log.warning("%s table: group %r not used: %s", self.family.name, before, error)
+            self._size -= len(lines)
+            try:  # its lines before the damaged one were parsed
+                *names, mask = before.split()
+                self._groups.pop((*(Piece[name] for name in names), int(mask, 16)), None)
+            except (KeyError, ValueError):  # the group's own text is damaged: nothing of it was parsed
+                pass
+
+    def _parse_all(self) -> None:
+        if not self._text:
+            return
+        text, self._text = self._text, ""
+        start = 0
+        while start < len(text):  # group by group, each line range found as _row finds it
+            prefix = text[start : text.find("\n", start) + 1 or len(text)].rsplit(" ", 4)[0] + " "
+            end = _first_line_from(text, prefix[:-1] + "!", start)
+            self._parse_text(text[start:end].splitlines())
+            start = end
 
     def __getitem__(self, key: Key) -> Answer:
         *group, order = key
-        row = self._groups.get(tuple(group))
+        row = self._row(tuple(group))
         if row is None:
             raise KeyError(key)
         at = self.family.orders(tuple(group)).get(order)
@@ -292,25 +336,60 @@ class Table(Mapping[Key, Answer]):
         return self._size
 
     def __iter__(self) -> Iterator[Key]:
+        self._parse_all()
         for group, row in self._groups.items():
             for order, at in self.family.orders(group).items():
                 if row[at] >= 0:
                     yield (*group, order)
 
 
+def _group_text(group: tuple) -> str:
+    *pieces, mask = group
+    return "".join(f"{p.name} " for p in pieces) + f"{mask:#x} "
+
+
+def _group_lines(text: str, prefix: str) -> list[str]:
+    """The lines of sorted `text` that start with `prefix` (a group's text and a space): they are contiguous, from
+    the first line not below `prefix` to the first not below it with its space raised to "!"."""
+    start = _first_line_from(text, prefix)
+    end = _first_line_from(text, prefix[:-1] + "!", start)
+    return text[start:end].splitlines()
+
+
+def _first_line_from(text: str, key: str, lo: int = 0) -> int:
+    """Where the first line of sorted `text` not below `key` starts, from `lo` (a line's start); len(text): none."""
+    hi = len(text)
+    while lo < hi:  # lines before lo are below key; the line at hi, if any, is not
+        mid = (lo + hi) // 2
+        start = text.rfind("\n", lo, mid) + 1 or lo
+        end = text.find("\n", mid, hi) + 1 or hi
+        if text[start:end].rstrip("\n") < key:
+            lo = end
+        else:
+            hi = start
+    return lo
+
+
 def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
-    """The entries of a table file; empty when it is missing, unreadable or made under other rules."""
-    table = Table(family)
+    """The entries of a table file; empty when it is missing, unreadable, of the other kind or made under other
+    rules. The file is read at once (~0.1 s for today's held table) and its groups parsed when first asked."""
     try:
-        with gzip.open(path, "rt") as text:
-            lines = text.read().splitlines()
-        if f"# rules {rules_key(rules)}" not in itertools.takewhile(lambda line: line.startswith("#"), lines):
-            return table
-        table.add_lines(lines)
+        with gzip.open(path, "rt") as file:
+            text = file.read()
     except FileNotFoundError:  # not made for these rules (yet): every such position is searched
         return Table(family)
-    except (OSError, EOFError, ValueError, KeyError) as error:
+    except (OSError, EOFError, ValueError) as error:
         _log.warning("second-position table %s not used: %s", path.name, error)
+        return Table(family)
+    body = 0
+    while text.startswith("#", body):  # the header: comments, one naming the rules
+        body = text.find("\n", body) + 1 or len(text)
+    if f"\n# rules {rules_key(rules)}\n" not in "\n" + text[:body]:
+        return Table(family)
+    table = Table(family, text[body:])
+    first = text[body:].partition("\n")[0]
+    if first and len(first.rsplit(" ", 4)[0].split()) != family.group_size:
+        _log.warning("second-position table %s not used: not a %s table", path.name, family.name)
         return Table(family)
     return table
 
@@ -321,10 +400,9 @@ _READING = {(family.name, key): threading.Lock() for family in FAMILIES for key 
 
 
 def _table(family: Family, rules: Rules) -> Mapping[Key, Answer] | None:
-    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.25 s
-    for a whole table without hold, ~1.6 s for today's held table). A question asked while another thread reads
-    it (the worker's warm-up, just started) waits for the read: searching meanwhile took longer, the read holding
-    the GIL (bench/worker.py --parts 7, a fresh worker per game: 971 ms median from the lock against 657 ms)."""
+    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.02 s
+    for a table without hold, ~0.13 s for today's held table; its groups are parsed when asked, see Table). A
+    question asked while another thread reads it (the worker's warm-up, just started) waits for the read."""
     key = rules_key(rules)
     lock = _READING.get((family.name, key))
     if lock is None:
