@@ -39,6 +39,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             ("search"; the two chances must be equal)
   held      `seconds` with the first piece held and each placement of the second (the next bag's first piece
             shown, 120 futures): the held table (ai.pc.seconds.HELD) against the search
+  holding   `seconds` with hold pressed at the second piece after each placement of the first (hold spent, the
+            next bag's first piece shown, 120 futures): the hold-pressed table (ai.pc.seconds.HOLDING) against
+            the search
   wander    the live chance along 12 games under the default rules, tables on, where the player follows the
             panel half the time and otherwise plays a flat spot of their own (hold pressed or not, by the seed)
             that still makes the PC with the pieces really coming, through the PCs until the chance is 0; the
@@ -89,6 +92,7 @@ GROUPS = (
     "firsts",
     "seconds",
     "held",
+    "holding",
     "wander",
     "floor",
 )
@@ -212,7 +216,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "patterns": _patterns_group,
         "firsts": _firsts_group,
         "seconds": _seconds_group,
-        "held": lambda: _seconds_group(held=True),
+        "held": lambda: _seconds_group("held"),
+        "holding": lambda: _seconds_group("holding"),
         "wander": _wander_group,
         "floor": _floor_group,
     }
@@ -330,12 +335,13 @@ FIRSTS_SEEDS = (5, 6)
 
 
 def _firsts_group(
-    seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False, held: bool = False
+    seeds: tuple[int, ...] = FIRSTS_SEEDS, rules_name: str = "srs", both: bool = False, hold: str = ""
 ) -> dict:
     """The live chance at the first PC's second position, after each placement of the first piece (no hold),
     searched (no tables: what the search costs there). `both`: asked with the tables (as the worker asks) and, in
     `search`, without them (a game played again from empty caches, so that neither finds the other's proofs).
-    `held`: the first piece held and each placement of the second instead (the next bag's first piece shown)."""
+    `hold` "held": the first piece held and each placement of the second instead (the next bag's first piece
+    shown); "holding": each placement of the first, then hold pressed at the second (hold spent)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.opening import RULES
@@ -350,31 +356,33 @@ def _firsts_group(
     exact, ids = 0, []
     for seed in seeds:
         stream = bag_stream(seed, 2)
-        placed = 1 + held  # pieces out of the queue: the first placed, or the first held and the second placed
-        state = bag_state(stream, placed + 1 + PREVIEWS)
-        hold = stream[0] if held else None
-        children = list(searcher_for(rules, True).gen.children(0, 4, stream[placed - 1]))
+        # pieces out of the queue: the first placed; or the first held and the second placed, or the other way round
+        out = 1 + bool(hold)
+        state = bag_state(stream, out + 1 + PREVIEWS)
+        held = {"": None, "held": stream[0], "holding": stream[1]}[hold]
+        placed = stream[1] if hold == "held" else stream[0]
+        children = list(searcher_for(rules, True).gen.children(0, 4, placed))
         for table in (True, False) if both else (False,):
             clear_caches()  # a new game: what a fresh worker knows
             for child in children:
-                queue = list(stream[placed + 1 : placed + 1 + PREVIEWS])
-                args = (child.field, stream[placed], queue, hold, state, bag, rules, 4)
+                queue = list(stream[out + 1 : out + 1 + PREVIEWS])
+                args = (child.field, stream[out], queue, held, state, bag, rules, 4)
                 started = time.thread_time()
-                result = pc_chance(*args, table=table)
+                result = pc_chance(*args, hold_spent=hold == "holding", table=table)
                 times[table].append((time.thread_time() - started) * 1000)
                 chances[table].append(result.chance)
                 if table or not both:
                     exact += not result.approximate
-                    ids.append(f"s{seed}{hold.name + '>' if hold else ''}{stream[placed - 1].name}@{child.mask}")
+                    ids.append(f"s{seed}{held.name + '>' if held else ''}{placed.name}@{child.mask}")
     if both and chances[True] != chances[False]:
         raise RuntimeError("the tables and the search gave different chances")
     return {"times": times[both], "solvable": exact, "ids": ids, "search": times[False]}
 
 
-def _seconds_group(held: bool = False) -> dict:
+def _seconds_group(hold: str = "") -> dict:
     """`firsts` under the game's default rules (SRS with 180), with the second-position tables (ai.pc.seconds);
-    `held`: the first piece held, then each placement of the second."""
-    return _firsts_group(rules_name="srs-180", both=True, held=held)
+    `hold`: see _firsts_group."""
+    return _firsts_group(rules_name="srs-180", both=True, hold=hold)
 
 
 WANDER_SEEDS = tuple(range(1, 13))
@@ -669,9 +677,9 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "wander"):
+    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "holding", "wander"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
-    if name in ("opening", "seconds", "held"):
+    if name in ("opening", "seconds", "held", "holding"):
         search = data["search"]
         text += (
             f"\n{label:<8}{'search':<10}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
@@ -741,6 +749,7 @@ def main() -> int:
                 "firsts",
                 "seconds",
                 "held",
+                "holding",
                 "wander",
             ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")

@@ -1,7 +1,7 @@
 """The window and the AI worker together: frame times, hint and PC-overlay latency, and recovery from worker
 crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn). Prints numbers only.
 
-    python bench/worker.py            # all seven parts
+    python bench/worker.py            # all eight parts
     python bench/worker.py --quick    # shorter runs, same measurements
     python bench/worker.py --parts 24 # only parts 2 and 4
 
@@ -23,6 +23,9 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    hears where the ghost rests, ai.protocol.PcAim) for each rest, and without it
 7. the same when the player first holds the first piece (hold pressed on its own, then --think-ms after the new
    answer) and plays the second piece to a spot of their own: the next bag's first piece is shown by then
+8. the player plays the first piece to a spot of their own (dropped at once) and presses hold on its own at the
+   second piece, --rest-ms after the lock: hold press -> final chance on screen (hold spent, the next bag's first
+   piece shown), with thinking ahead and without
 """
 
 from __future__ import annotations
@@ -334,14 +337,22 @@ def part_live_chance(app, screen, games: int, think_ms: float, pieces: int) -> N
 
 
 def _own_first_piece(
-    app, screen, seed: int, think_s: float, rest_s: float, hold_first: bool = False, settle_s: float = 0.0
+    app,
+    screen,
+    seed: int,
+    think_s: float,
+    rest_s: float,
+    hold_first: bool = False,
+    settle_s: float = 0.0,
+    hold_second_s: float | None = None,
 ) -> float | None:
     """One PC-practice game: the first piece played to a spot of the player's own (chosen by the seed among those a
     hard drop reaches, the advice left out), resting `rest_s` there before the drop. The wall ms from the lock to
     the first frame showing the next position's final chance (None if the game did not get there). `hold_first`:
     the player first presses hold on its own, waits for the panel's answer and thinks again, then plays the second
     piece so. `settle_s`: the player first looks at the game's first position that long more (the worker, fresh
-    each game, has finished its warm-up by then)."""
+    each game, has finished its warm-up by then). `hold_second_s`: then, that long after the lock, the player
+    presses hold on its own, and the time is from the press to the final chance of the position after it."""
     from ai.pc.search import searcher_for, step_of
     from ai.pc_service import step_move
 
@@ -379,7 +390,13 @@ def _own_first_piece(
                 phase = "drop"
             elif phase == "drop" and watch.locked:
                 phase, locked_at = "dropped", watch.locked[-1]
-            if phase == "dropped" and final:
+            elif phase == "dropped" and hold_second_s is not None and now - locked_at >= hold_second_s:
+                player.executor = KeyExecutor([], hold_first=True)
+                phase, locked_at = "hold", now  # timed from the frame the press is made in
+            elif phase == "hold" and game.hold is not None:
+                phase = "dropped"  # the position after the press: its final chance
+                hold_second_s = None
+            if phase == "dropped" and final and hold_second_s is None:
                 return (now - locked_at) * 1000
             delay = FRAME_S - (time.perf_counter() - frame_start)
             if delay > 0:
@@ -427,6 +444,28 @@ def part_held_first_piece(
             latencies,
             f"over 200 ms: {over}",
         )
+
+
+def part_own_first_then_hold(app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...]) -> None:
+    """8. The first piece played to a spot of the player's own and dropped at once, then hold pressed on its own
+    at the second piece each --rest-ms after the lock: the press -> final chance on screen (hold spent), thinking
+    ahead and not (a fresh worker each game, its warm-up done in the first position's think time)."""
+    for ahead in (True, False):
+        set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
+        for rest_ms in rests_ms:
+            latencies = []
+            for seed in range(1, games + 1):
+                app.close_worker()
+                got = _own_first_piece(app, screen, seed, think_ms / 1000, 0.0, hold_second_s=rest_ms / 1000)
+                if got is not None:
+                    latencies.append(got)
+            label = f"hold {rest_ms:.0f} ms after the lock, " + ("thinking ahead" if ahead else "not thinking ahead")
+            over = sum(t > 200 for t in latencies)
+            summary(
+                f"[8] own first piece, hold at the second, press -> final PC chance shown, {label}",
+                latencies,
+                f"over 200 ms: {over}",
+            )
 
 
 def part_faults(app, screen, kills: int) -> None:
@@ -493,10 +532,12 @@ def part_faults(app, screen, kills: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
-    parser.add_argument("--parts", default="1234567", help="which parts to run, e.g. 24 (default 1234567)")
+    parser.add_argument("--parts", default="12345678", help="which parts to run, e.g. 24 (default 12345678)")
     parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-7: the player's time per piece")
     parser.add_argument(
-        "--rest-ms", default="0,300,600", help="parts 6, 7: how long the piece rests on its spot before the drop"
+        "--rest-ms",
+        default="0,300,600",
+        help="parts 6, 7: how long the piece rests on its spot before the drop; 8: the lock to the hold press",
     )
     parser.add_argument(
         "--settle-ms", type=float, default=0.0, help="part 7: a longer look at the first position (worker warmed up)"
@@ -523,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
             part_own_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests)
         if "7" in args.parts:
             part_held_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests, args.settle_ms)
+        if "8" in args.parts:
+            part_own_first_then_hold(app, screen, 4 if args.quick else 10, args.think_ms, rests)
     finally:
         app.close_worker()
         pygame.quit()

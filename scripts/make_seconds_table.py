@@ -1,14 +1,15 @@
-"""Compute the second-position tables (ai/pc/seconds_<rules>.txt.gz, ai/pc/seconds-held_<rules>.txt.gz): the exact PC
-chance after every first placement of a 7-bag game, or with --held after the first piece held and each placement of
-the second, for every order of the pieces shown then, with the project's own search (ai.pc.seconds).
+"""Compute the second-position tables (ai/pc/<family>_<rules>.txt.gz): the exact PC chance after every first placement
+of a 7-bag game (seconds), after the first piece held and each placement of the second (seconds-held), or after each
+first placement and hold pressed at the second (seconds-holding), for every order of the pieces shown then, with the
+project's own search (ai.pc.seconds).
 
-    python scripts/make_seconds_table.py [--rules srs-180] [--held] [--jobs 2] [--limit N]
-    python scripts/make_seconds_table.py [--held] --check 20   # random entries against pc_chance; 1 if any differ
+    python scripts/make_seconds_table.py [--rules srs-180] [--family seconds-held] [--jobs 2] [--limit N]
+    python scripts/make_seconds_table.py [--family F] --check 20   # random entries against pc_chance; 1 if any differ
 
-Resumable: groups (first placements; with --held, held piece and placement) already in the file are kept, the others
+Resumable: groups (first placements; with hold, held piece and placement) already in the file are kept, the others
 are searched likeliest first (ai.pc.seconds.Family.groups) and the file is written again after each one, so stopping
 it loses only the groups in progress. A first placement takes 0.5-2 CPU minutes (720 orders); all 162 took 3.1 CPU
-hours for SRS with 180. A held group takes 2-30 CPU seconds (840 orders). A table is used for the groups it holds
+hours for SRS with 180. A group with hold takes 2-30 CPU seconds (840 orders). A table is used for the groups it holds
 (the others are searched live).
 """
 
@@ -50,11 +51,20 @@ def _check(name: str, family: seconds.Family, out: Path, count: int) -> int:
     wrong = 0
     for key, answer in random.Random().sample(sorted(table.items()), min(count, len(table))):
         *group, order = key
-        hold = group[0] if family is seconds.HELD else None
+        hold = None if family is seconds.SECONDS else group[0]
         # after the first bag's pieces, the next bag is whole (no hold) or has dealt its first piece (hold)
         state = tuple(p for p in ALL_PIECES if p != order[5]) if hold is not None else ()
         result = pc_chance(
-            group[-1], order[0], list(order[1:]), hold, state, make_randomizer("7bag", 0), rules, 4, table=False
+            group[-1],
+            order[0],
+            list(order[1:]),
+            hold,
+            state,
+            make_randomizer("7bag", 0),
+            rules,
+            4,
+            hold_spent=family.hold_spent,
+            table=False,
         )
         searched = round(result.chance * family.futures)
         same = searched == answer.count and result.futures == family.futures
@@ -71,10 +81,14 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="search at most this many more groups")
     parser.add_argument("--check", type=int, metavar="N", help="compare N random entries with the search")
     parser.add_argument(
-        "--held", action="store_true", help="the positions after the first piece held, the second placed"
+        "--family",
+        choices=sorted(_FAMILIES),
+        default=seconds.SECONDS.name,
+        help="seconds: after a first placement; seconds-held: the first piece held, the second placed; "
+        "seconds-holding: the first placed, hold pressed at the second",
     )
     args = parser.parse_args()
-    family = seconds.HELD if args.held else seconds.SECONDS
+    family = _FAMILIES[args.family]
     rules = opening.RULES[args.rules]
     out = args.out or family.path(args.rules)
     if args.check:

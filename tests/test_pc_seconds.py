@@ -72,7 +72,10 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
             if answer.count == 0:
                 assert answer == opening.Answer(0, order[0], 0, family.futures)
                 continue
-            assert answer.piece in (order[:2] if family is seconds.SECONDS else (order[0], group[0]))
+            if family is seconds.SECONDS:
+                assert answer.piece in order[:2]
+            else:  # hold spent: the piece in play only
+                assert answer.piece in ((order[0],) if family.hold_spent else (order[0], group[0]))
             if (mask, answer.piece) not in children:
                 children[mask, answer.piece] = {c.mask for c in gen.children(mask, 4, answer.piece)}
             assert answer.mask in children[mask, answer.piece]
@@ -124,14 +127,19 @@ def test_a_group_looked_up_before_the_table_is_parsed_answers_as_the_whole_parse
 
 
 def _args(key: tuple, rules: Rules = RULES) -> tuple:
-    """pc_chance's arguments at the position of a table key: the first piece on its cells, the rest of the bag in
-    the key's order (no hold); or the first piece held and the second on its cells, the bag's other five then the
-    next bag's first piece shown, that bag's other six left in it."""
+    """pc_chance's arguments at the position of a table key (hold_spent apart, see _chance): the first piece on its
+    cells, the rest of the bag in the key's order (no hold); or a piece held and one on its cells, the bag's other
+    five then the next bag's first piece shown, that bag's other six left in it."""
     *group, order = key
     if len(group) == seconds.SECONDS.group_size:
         return (group[-1], order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
     left = tuple(p for p in ALL_PIECES if p != order[5])
     return (group[-1], order[0], list(order[1:]), group[0], left, SEVEN_BAG, rules, 4)
+
+
+def _chance(family: seconds.Family, args: tuple, table: bool = True):
+    """pc_chance at a table key's position (see _args), hold spent or not as the family says."""
+    return pc_chance(*args, hold_spent=family.hold_spent, table=table)
 
 
 def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1) -> list:
@@ -147,7 +155,7 @@ def test_sampled_entries_equal_the_search(family, name):
     table = seconds.load_table(family.path(name), rules, family)
     every = family.futures
     for key in _sample(table, 2, 2026, below=every + 1) + _sample(table, 3, 2027, below=every):
-        searched = pc_chance(*_args(key, rules), table=False)
+        searched = _chance(family, _args(key, rules), table=False)
         assert not searched.approximate and searched.futures == every
         assert round(searched.chance * every) == table[key].count, key
 
@@ -158,7 +166,7 @@ def _count_by_single_searches(key: tuple, answer: opening.Answer) -> int:
     bits, current, queue, hold, left, *_ = _args(key)
     gen = searcher_for(RULES, True).gen
     (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
-    if answer.piece == current:
+    if answer.piece == current:  # (always, hold spent)
         rest = tuple(queue)
     elif hold is None:  # hold pressed with hold empty: the piece in play goes to hold, the next one is placed
         hold, rest = current, tuple(queue[1:])
@@ -170,22 +178,25 @@ def _count_by_single_searches(key: tuple, answer: opening.Answer) -> int:
     return won
 
 
-@pytest.mark.parametrize("family", seconds.FAMILIES, ids=[f.name for f in seconds.FAMILIES])
+DEFAULT_SHIPPED = [family for family, name in SHIPPED if name == "srs-180"]
+
+
+@pytest.mark.parametrize("family", DEFAULT_SHIPPED, ids=[f.name for f in DEFAULT_SHIPPED])
 def test_the_named_placement_keeps_the_count_future_by_future(family):
     table = seconds.load_table(family.path("srs-180"), RULES, family)
     for key in _sample(table, 2, 7, below=family.futures):
         assert _count_by_single_searches(key, table[key]) == table[key].count, key
 
 
-@pytest.mark.parametrize("family", seconds.FAMILIES, ids=[f.name for f in seconds.FAMILIES])
+@pytest.mark.parametrize("family", DEFAULT_SHIPPED, ids=[f.name for f in DEFAULT_SHIPPED])
 def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch):
     """The answer comes from the table (a marked entry comes back as it is) and, unmarked, equals the search's,
     with the named placement as the best one; a question the table does not hold is searched."""
     table = seconds.load_table(family.path("srs-180"), RULES, family)
     key = _sample(table, 1, 11, below=family.futures)[0]
     entry = table[key]
-    looked_up = pc_chance(*_args(key))
-    searched = pc_chance(*_args(key), table=False)
+    looked_up = _chance(family, _args(key))
+    searched = _chance(family, _args(key), table=False)
     assert looked_up.chance == searched.chance and not looked_up.approximate
     best = looked_up.best_placement
     assert best is not None and (best.piece, best.mask) == (entry.piece, entry.mask)
@@ -193,13 +204,13 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     marked = dict(table)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
     monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
-    assert round(pc_chance(*_args(key)).chance * family.futures) == entry.count - 1
+    assert round(_chance(family, _args(key)).chance * family.futures) == entry.count - 1
     # not the table's question: other rules, the field moved up a row
     other = _args(key, Rules.named("srs"))
-    assert pc_chance(*other).chance == pc_chance(*other, table=False).chance
+    assert _chance(family, other).chance == _chance(family, other, table=False).chance
     raised = _args(key)
     raised = (raised[0] << 10, *raised[1:])
-    assert pc_chance(*raised).chance == pc_chance(*raised, table=False).chance
+    assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
 
 
 @pytest.fixture
@@ -210,40 +221,57 @@ def app(app):
     return use_thread_worker(app)
 
 
-def _play_own_spot(app, keys, scene, group_of, table: dict, searched: list) -> bool:
-    """Play the piece in play on a spot of the player's own that `table` holds (not the panel's advice), one key
-    per tick, hard drop at once, and check the panel at the next position: its chance is the table's and the
-    search's, and the worker did not search. Whether the piece had such a spot."""
+def _drop_on_own_spot(app, keys, scene, wanted) -> int | None:
+    """Play the piece in play on a spot of the player's own for which `wanted(piece, cells)` holds (not the panel's
+    advice), one key per tick, hard drop at once; the spot's cells (None: the piece has no such spot)."""
     from game.executor import KeyExecutor
     from tests.players import pc_answered, run_until
-    from ui.coach import snapshot_of
 
     coach, game = scene.coach, scene.game
     assert run_until(app, lambda: pc_answered(coach))
     advised = coach.pc_panel().first_move
-    piece = game.active.piece
-    groups = _by_group(table)
+    piece, pieces = game.active.piece, game.stats.pieces
     advice = None if advised is None or advised.hold else advised.placement.mask
     own = [
         child
         for child in searcher_for(game.rules, True).gen.children(0, 4, piece)
-        if group_of(piece, child.mask) in groups and child.mask != advice
+        if wanted(piece, child.mask) and child.mask != advice
     ]
     if not own:
-        return False
+        return None
     move = pc_service.step_move(game.board, step_of(piece, own[-1], hold=False), game.rules, True)
-    searched.clear()
     keys.executor = KeyExecutor(move.keys)
-    assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
+    assert run_until(app, lambda: game.stats.pieces == pieces + 1 and keys.idle)
     assert game.board.bits == own[-1].mask
-    assert run_until(app, lambda: pc_answered(coach))
+    return own[-1].mask
+
+
+def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, searched: list) -> None:
+    """The panel's chance at the position now, once answered: the table's (at `group` and the pieces shown) and
+    the search's, and the worker did not search."""
+    from tests.players import pc_answered, run_until
+    from ui.coach import snapshot_of
+
+    assert run_until(app, lambda: pc_answered(scene.coach))
     assert searched == [], "the worker searched a position the table holds"
-    shown = coach.pc_panel().chance
-    now = snapshot_of(game)
-    key = (*group_of(piece, own[-1].mask), (now.current, *now.queue))
+    shown = scene.coach.pc_panel().chance
+    now = snapshot_of(scene.game)
+    key = (*group, (now.current, *now.queue))
     assert shown is not None
     assert round(shown * table[key].futures) == table[key].count
-    assert shown == pc_chance(*_args(key), table=False).chance
+    assert shown == _chance(family, _args(key), table=False).chance
+
+
+def _play_own_spot(app, keys, scene, family: seconds.Family, group_of, table: dict, searched: list) -> bool:
+    """Play the piece in play on a spot of the player's own that `table` holds (see _drop_on_own_spot) and check
+    the panel at the next position (see _check_panel). Whether the piece had such a spot."""
+    groups = _by_group(table)
+    piece = scene.game.active.piece
+    searched.clear()
+    mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: group_of(piece, mask) in groups)
+    if mask is None:
+        return False
+    _check_panel(app, scene, family, table, group_of(piece, mask), searched)
     return True
 
 
@@ -254,7 +282,7 @@ def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
     keys, scene = pc_practice(app, seed)
     try:
         assert scene.game.rules.cache_key() == RULES.cache_key()
-        return _play_own_spot(app, keys, scene, lambda piece, mask: (piece, mask), table, searched)
+        return _play_own_spot(app, keys, scene, seconds.SECONDS, lambda piece, mask: (piece, mask), table, searched)
     finally:
         app.scenes.pop()
 
@@ -272,7 +300,33 @@ def _hold_then_own_way(app, seed: int, table: dict, searched: list) -> bool:
         first = scene.game.active.piece
         keys.pending = [Button.HOLD]
         assert run_until(app, lambda: scene.game.hold == first and keys.idle)
-        return _play_own_spot(app, keys, scene, lambda piece, mask: (first, piece, mask), table, searched)
+        return _play_own_spot(app, keys, scene, seconds.HELD, lambda piece, mask: (first, piece, mask), table, searched)
+    finally:
+        app.scenes.pop()
+
+
+def _own_way_then_hold(app, seed: int, table: dict, searched: list) -> bool:
+    """A PC-practice game whose first piece goes on a spot of the player's own that `table` holds with the second
+    piece held; at the second piece the player waits for the panel, then presses hold on its own (see
+    _check_panel)."""
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+
+    keys, scene = pc_practice(app, seed)
+    try:
+        assert scene.game.rules.cache_key() == RULES.cache_key()
+        first, second = scene.game.active.piece, snapshot_of(scene.game).queue[0]
+        groups = _by_group(table)
+        mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: (second, piece, mask) in groups)
+        if mask is None:
+            return False
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        searched.clear()
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: scene.game.hold == second and keys.idle)
+        _check_panel(app, scene, seconds.HOLDING, table, (second, first, mask), searched)
+        return True
     finally:
         app.scenes.pop()
 
@@ -302,3 +356,13 @@ def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_ta
     search's, with no search by the worker."""
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert any(_hold_then_own_way(app, seed, held_table, searched) for seed in range(1, 40))
+
+
+@pytest.mark.skipif(not seconds.HOLDING.path("srs-180").exists(), reason="no hold-pressed table shipped")
+def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_tables_chance(app, searched):
+    """The player plays the first piece on a spot of their own, waits for the panel, then presses hold on its own
+    at the second piece (hold is spent: the next placement is the third piece's). The panel's chance is the
+    hold-pressed table's and the search's, with no search by the worker."""
+    table = seconds.load_table(seconds.HOLDING.path("srs-180"), RULES, seconds.HOLDING)
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert any(_own_way_then_hold(app, seed, table, searched) for seed in range(1, 40))

@@ -147,17 +147,18 @@ def lookup(
     hold_spent: bool,
 ) -> Answer | None:
     """The table's answer when this is exactly one of the table's questions, else None. The position after a
-    first placement other than the advised one, or after the first piece held and the second placed, is answered by
-    the second-position tables (ai.pc.seconds)."""
+    first placement other than the advised one, after the first piece held and the second placed, or after the first
+    placed and hold pressed at the second, is answered by the second-position tables (ai.pc.seconds)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
     shown = (Piece(current), *(Piece(p) for p in queue))
-    if hold is not None and not hold_spent and bits and len(state) == 6:
+    if hold is not None and bits and len(state) == 6:
         from ai.pc import seconds  # (it reads this module's answers)
 
-        # the first piece held, the second placed: the next bag's first piece is shown (it may repeat one)
-        return seconds.lookup_held(bits, Piece(hold), shown, state, rules)
+        # the first piece held and the second placed, or the first placed and hold pressed at the second: the next
+        # bag's first piece is shown (it may repeat one)
+        return seconds.lookup_held(bits, Piece(hold), shown, state, rules, hold_spent)
     if len(set(shown)) != 6 or hold in shown:
         return None
     table = _tables().get(rules_key(rules))

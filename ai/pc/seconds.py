@@ -7,7 +7,9 @@ previews) and the four pieces after it not (840 futures). Searched, these take ~
 A player who holds the first piece and places the second their own way meets the other kind (HELD): the first
 piece in hold, the second on the field, the bag's other five shown and then the next bag's first piece, whose
 next three are not (120 futures; searched ~0.3 s median, bench/pc.py --groups held). There are 972 such groups
-(held piece, piece placed, its cells) and, for each, 840 orders of the pieces shown.
+(held piece, piece placed, its cells) and, for each, 840 orders of the pieces shown. A player who places the first
+piece their own way and then presses hold meets the third kind (HOLDING): the same pieces and futures, but hold
+is spent, so the next placement is the piece in play's (searched ~0.13 s median, often over 0.2 s).
 
 `_best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
 same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper bound, a
@@ -54,6 +56,8 @@ class Family:
     name: str  # the tables' file names: <name>_<rules>.txt.gz
     futures: int
     group_size: int
+    what: str  # the position, for the tables' header
+    hold_spent: bool = False  # hold pressed for the piece in play: the next placement is its own
 
     def path(self, rules_name: str) -> Path:
         return Path(__file__).with_name(f"{self.name}_{rules_name}.txt.gz")
@@ -69,15 +73,20 @@ class Family:
         return _orders(*group[: self.group_size - 1])
 
     def solve(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
-        return solve_first(rules, *group) if self is SECONDS else solve_held(rules, *group)
+        if self is SECONDS:
+            return solve_first(rules, *group)
+        held, piece, mask = group
+        return solve_held(rules, held, piece, mask, self.hold_spent)
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
-SECONDS = Family("seconds", FUTURES, 2)
+SECONDS = Family("seconds", FUTURES, 2, "after each first placement")
 # the first piece held and the second placed: the bag's other five shown, then the next bag's first piece, and
 # that bag's next three not (120 futures)
-HELD = Family("seconds-held", 120, 3)
-FAMILIES = (SECONDS, HELD)
+HELD = Family("seconds-held", 120, 3, "after the first piece held and the second placed")
+# the first piece placed and hold pressed at the second: the same pieces shown, hold spent (120 futures)
+HOLDING = Family("seconds-holding", 120, 3, "after the first piece placed and hold pressed at the second", True)
+FAMILIES = (SECONDS, HELD, HOLDING)
 
 
 def table_path(name: str, family: Family = SECONDS) -> Path:
@@ -117,9 +126,12 @@ def solve_first(rules: Rules, piece: Piece, mask: Bitboard) -> dict[tuple[Piece,
     return out
 
 
-def solve_held(rules: Rules, held: Piece, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
-    """The exact chance after the first piece `held` and the second `piece` played on `mask`, for every order of
-    the bag's other five pieces and every first piece of the next bag (840 positions of 120 futures each)."""
+def solve_held(
+    rules: Rules, held: Piece, piece: Piece, mask: Bitboard, hold_spent: bool = False
+) -> dict[tuple[Piece, ...], Answer]:
+    """The exact chance with `held` in hold and `piece` played on `mask` (the first piece held and the second
+    placed; or, `hold_spent`, the first placed and hold pressed at the second), for every order of the bag's other
+    five pieces and every first piece of the next bag (840 positions of 120 futures each)."""
     from ai.pc.percent import Trie
 
     rest = [p for p in ALL_PIECES if p not in (held, piece)]
@@ -130,17 +142,18 @@ def solve_held(rules: Rules, held: Piece, piece: Piece, mask: Bitboard) -> dict[
         for future in itertools.permutations([p for p in ALL_PIECES if p != next_first], 3)
     ]
     trie = Trie(sequences)
-    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures)
+    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures, hold_spent)
 
 
 def _best_per_order(
-    rules: Rules, piece: Piece, mask: Bitboard, trie, held: Piece, node, base: int, block: int
+    rules: Rules, piece: Piece, mask: Bitboard, trie, held: Piece, node, base: int, block: int, hold_spent: bool = False
 ) -> dict[tuple[Piece, ...], Answer]:
     """The best next placement's count for every position below `node` of `trie` (leaves from `base` in the root's
     numbering), `held` the buffer piece: a position is an order of the six pieces shown, its futures the next
-    `block` leaves. Per position the live chance's own rule (best first by upper bound, a placement refined by
-    first deciding the futures the position's other placements lost), for all positions at once: one memo, and one
-    trie search per placement and round for every position that wants that placement refined."""
+    `block` leaves (`hold_spent`: the next placement is the piece in play's). Per position the live chance's own
+    rule (best first by upper bound, a placement refined by first deciding the futures the position's other
+    placements lost), for all positions at once: one memo, and one trie search per placement and round for every
+    position that wants that placement refined."""
     from ai.pc.percent import TrieSearch
     from ai.pc.search import searcher_for
 
@@ -155,7 +168,7 @@ def _best_per_order(
         # the next placement: the buffer piece (c comes next and is kept) or, hold pressed, c (the buffer is kept)
         options = [
             (placed, keep, child)
-            for placed, keep in ((held, c), (c, held))
+            for placed, keep in (((c, held),) if hold_spent else ((held, c), (c, held)))
             for child in gen.children(first.field, first.h, placed)
         ]
         won = [0] * len(options)
@@ -211,9 +224,8 @@ def format_line(*key_and_answer) -> str:
 
 
 def header(rules: Rules, family: Family = SECONDS) -> list[str]:
-    what = "after each first placement" if family is SECONDS else "after the first piece held and the second placed"
     return [
-        f"# The live PC chance at a 7-bag game's second position, {what} (ai/pc/seconds.py).",
+        f"# The live PC chance at a 7-bag game's second position, {family.what} (ai/pc/seconds.py).",
         "# Made by scripts/make_seconds_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
@@ -432,12 +444,13 @@ def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules
 
 
 def lookup_held(
-    bits: Bitboard, held: Piece, shown: tuple[Piece, ...], randomizer_state: tuple, rules: Rules
+    bits: Bitboard, held: Piece, shown: tuple[Piece, ...], randomizer_state: tuple, rules: Rules, hold_spent: bool
 ) -> Answer | None:
-    """The table's answer after the first piece was held and the second placed: `bits` its cells, `shown` the
-    piece in play and five previews (the bag's five others, then the next bag's first piece), the next bag's six
-    others left in it (ai.pc.opening.lookup checked the rest: 4 lines, 7-bag, soft drop, hold not pressed)."""
-    table = _table(HELD, rules)
+    """The table's answer with a piece in hold and one on the field (the first held and the second placed; or,
+    `hold_spent`, the first placed and hold pressed at the second): `bits` its cells, `shown` the piece in play and
+    five previews (the bag's five others, then the next bag's first piece), the next bag's six others left in it
+    (ai.pc.opening.lookup checked the rest: 4 lines, 7-bag, soft drop)."""
+    table = _table(HOLDING if hold_spent else HELD, rules)
     if not table or bits.bit_count() != 4:
         return None
     this_bag = {held, *shown[:5]}
