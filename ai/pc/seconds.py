@@ -30,6 +30,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import logging
+import os
 import threading
 from array import array
 from collections.abc import Iterator, Mapping
@@ -232,8 +233,12 @@ def header(rules: Rules, family: Family = SECONDS) -> list[str]:
 
 
 def write_table(path: Path, rules: Rules, lines: list[str], family: Family = SECONDS) -> None:
-    with gzip.open(path, "wt") as out:
+    """Write a table, lines sorted (Table finds a group by bisection). The new file replaces the old one whole, so
+    a generator stopped while writing leaves the last table it wrote, not a truncated one."""
+    part = path.with_name(path.name + ".part")
+    with gzip.open(part, "wt") as out:
         out.write("\n".join(header(rules, family) + sorted(lines)) + "\n")
+    os.replace(part, path)
 
 
 _COUNT_BITS, _PIECE_BITS = 10, 3  # an answer packed in one int: count, then piece, then cells
