@@ -352,7 +352,8 @@ def _own_first_piece(
     the player first presses hold on its own, waits for the panel's answer and thinks again, then plays the second
     piece so. `settle_s`: the player first looks at the game's first position that long more (the worker, fresh
     each game, has finished its warm-up by then). `hold_second_s`: then, that long after the lock, the player
-    presses hold on its own, and the time is from the press to the final chance of the position after it."""
+    presses hold on its own, and the time is from the end of the frame whose tick took the press (the piece goes to
+    hold) to the final chance of the position after it."""
     from ai.pc.search import searcher_for, step_of
     from ai.pc_service import step_move
 
@@ -392,10 +393,9 @@ def _own_first_piece(
                 phase, locked_at = "dropped", watch.locked[-1]
             elif phase == "dropped" and hold_second_s is not None and now - locked_at >= hold_second_s:
                 player.executor = KeyExecutor([], hold_first=True)
-                phase, locked_at = "hold", now  # timed from the frame the press is made in
-            elif phase == "hold" and game.hold is not None:
-                phase = "dropped"  # the position after the press: its final chance
-                hold_second_s = None
+                phase = "hold"
+            elif phase == "hold" and game.hold is not None:  # timed from the frame whose tick took the press
+                phase, locked_at, hold_second_s = "dropped", now, None
             if phase == "dropped" and final and hold_second_s is None:
                 return (now - locked_at) * 1000
             delay = FRAME_S - (time.perf_counter() - frame_start)
