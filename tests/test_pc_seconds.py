@@ -260,6 +260,7 @@ def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, 
     assert shown is not None
     assert round(shown * table[key].futures) == table[key].count
     assert shown == _chance(family, _args(key), table=False).chance
+    searched.clear()  # the search just made is this check's own
 
 
 def _play_own_spot(app, keys, scene, family: seconds.Family, group_of, table: dict, searched: list) -> bool:
@@ -305,10 +306,10 @@ def _hold_then_own_way(app, seed: int, table: dict, searched: list) -> bool:
         app.scenes.pop()
 
 
-def _own_way_then_hold(app, seed: int, table: dict, searched: list) -> bool:
+def _own_way_then_hold(app, seed: int, table: dict, no_hold_table: dict, searched: list) -> bool:
     """A PC-practice game whose first piece goes on a spot of the player's own that `table` holds with the second
-    piece held; at the second piece the player waits for the panel, then presses hold on its own (see
-    _check_panel)."""
+    piece held; at the second piece the player waits for the panel, then presses hold on its own, then makes a
+    mistake, undoes it and presses hold again, checking the panel each time (see _check_panel)."""
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
     from ui.coach import snapshot_of
@@ -323,6 +324,19 @@ def _own_way_then_hold(app, seed: int, table: dict, searched: list) -> bool:
             return False
         assert run_until(app, lambda: pc_answered(scene.coach))
         searched.clear()
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: scene.game.hold == second and keys.idle)
+        _check_panel(app, scene, seconds.HOLDING, table, (second, first, mask), searched)
+        # a mistake (the third piece dropped where it spawns), then undo: back to the second piece's spawn, before
+        # the press (the table without hold answers), then hold pressed again
+        keys.pending = [Button.HARD_DROP]
+        assert run_until(app, lambda: scene.game.stats.pieces == 2 and keys.idle)
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        searched.clear()
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: scene.game.stats.pieces == 1 and keys.idle)
+        assert scene.game.hold is None and scene.game.board.bits == mask
+        _check_panel(app, scene, seconds.SECONDS, no_hold_table, (first, mask), searched)
         keys.pending = [Button.HOLD]
         assert run_until(app, lambda: scene.game.hold == second and keys.idle)
         _check_panel(app, scene, seconds.HOLDING, table, (second, first, mask), searched)
@@ -359,10 +373,11 @@ def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_ta
 
 
 @pytest.mark.skipif(not seconds.HOLDING.path("srs-180").exists(), reason="no hold-pressed table shipped")
-def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_tables_chance(app, searched):
+def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_tables_chance(app, table, searched):
     """The player plays the first piece on a spot of their own, waits for the panel, then presses hold on its own
-    at the second piece (hold is spent: the next placement is the third piece's). The panel's chance is the
-    hold-pressed table's and the search's, with no search by the worker."""
-    table = seconds.load_table(seconds.HOLDING.path("srs-180"), RULES, seconds.HOLDING)
+    at the second piece (hold is spent: the next placement is the third piece's); then drops the third piece where
+    it spawns, undoes that (back to the second piece, hold empty) and presses hold again. Each time the panel's
+    chance is the table's (hold-pressed, or without hold) and the search's, with no search by the worker."""
+    holding = seconds.load_table(seconds.HOLDING.path("srs-180"), RULES, seconds.HOLDING)
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
-    assert any(_own_way_then_hold(app, seed, table, searched) for seed in range(1, 40))
+    assert any(_own_way_then_hold(app, seed, holding, table, searched) for seed in range(1, 40))
