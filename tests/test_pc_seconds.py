@@ -29,7 +29,7 @@ RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
 
 @pytest.fixture(scope="module")
 def table() -> dict:
-    return seconds.load_table(seconds.table_path("srs-180"), RULES)
+    return seconds.load_table(seconds.SECONDS.path("srs-180"), RULES)
 
 
 @pytest.fixture(scope="module")

@@ -90,10 +90,6 @@ HOLDING = Family("seconds-holding", 120, 3, "after the first piece placed and ho
 FAMILIES = (SECONDS, HELD, HOLDING)
 
 
-def table_path(name: str, family: Family = SECONDS) -> Path:
-    return family.path(name)
-
-
 def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
     """Every (piece, cells) a game's first piece can take, likeliest first: fewest empty cells covered (a piece
     flat on the floor covers none), then by piece and the generator's order."""
