@@ -373,7 +373,7 @@ def _firsts_group(
                 chances[table].append(result.chance)
                 if table or not both:
                     exact += not result.approximate
-                    ids.append(f"s{seed}{held.name + '>' if held else ''}{placed.name}@{child.mask}")
+                    ids.append(f"s{seed}{'' if held is None else held.name + '>'}{placed.name}@{child.mask}")
     if both and chances[True] != chances[False]:
         raise RuntimeError("the tables and the search gave different chances")
     return {"times": times[both], "solvable": exact, "ids": ids, "search": times[False]}
