@@ -62,7 +62,8 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
     gen = searcher_for(rules, True).gen
     groups = set(family.groups(rules))
     children: dict = {}
-    for group, orders in _by_group(table).items():
+    by_group = _by_group(table)
+    for group, orders in by_group.items():
         assert group in groups
         mask = group[-1]
         assert set(orders) == set(family.orders(group))
@@ -79,10 +80,11 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
             if (mask, answer.piece) not in children:
                 children[mask, answer.piece] = {c.mask for c in gen.children(mask, 4, answer.piece)}
             assert answer.mask in children[mask, answer.piece]
-    # written again as the generator writes what it resumes from, the entries read back the same
+    # written again as the generator writes what it resumes from, the entries read back the same (40 groups)
+    sample = dict(random.Random(3).sample(sorted(by_group.items()), min(40, len(by_group))))
     again = seconds.Table(family)
-    again.add_lines([seconds.format_line(*key, answer) for key, answer in table.items()])
-    assert dict(again) == dict(table)
+    again.add_lines([seconds.format_line(*g, o, a) for g, orders in sample.items() for o, a in orders.items()])
+    assert _by_group(again) == sample
 
 
 def test_the_default_rules_table_holds_every_first_placement(table):

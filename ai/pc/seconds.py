@@ -32,6 +32,7 @@ import itertools
 import logging
 import os
 import threading
+import zlib
 from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -252,19 +253,27 @@ def _orders(*before: Piece) -> dict[tuple[Piece, ...], int]:
     return {order: i for i, order in enumerate(sorted(orders))}
 
 
+@cache
+def _ranks_by_text(*before: Piece) -> dict[str, int]:
+    """_orders by the orders' text in a table line."""
+    return {"".join(p.name for p in order): at for order, at in _orders(*before).items()}
+
+
 class Table(Mapping[Key, Answer]):
     """A table's entries, compact: per group, the answers of its orders packed in an array of int64 (~6 KB a group
     instead of ~250 KB of tuples and Answer objects). Read from a file (load_table), a group is parsed when first
-    asked (~2 ms): the file's lines are sorted, so a group's lines are found by bisection in its text. Parsing
-    today's held table whole takes ~1.5 s (690,480 lines), which a worker just started spent before its first
-    answer; reading its text takes ~0.13 s, and the text stays in memory (~24 MB for the held table whole)."""
+    asked (~1 ms): the file's lines are sorted, so a group's lines are found by bisection in its text. A worker
+    just started used to parse every line before its first answer (~2 s with the held table); reading a whole
+    table with hold (816,480 lines) takes ~0.15 s and keeps its text in memory (28 MB), parsing it all ~0.6 s."""
 
-    def __init__(self, family: Family = SECONDS, text: str = "") -> None:
+    def __init__(self, family: Family = SECONDS, text: bytes = b"", start: int = 0) -> None:
         self.family = family
         self._groups: dict[tuple, array] = {}
-        self._text = text  # a file's entry lines, sorted; groups not parsed yet are read from it (_row)
-        self._dropped: set[str] = set()  # the text of groups found damaged
-        self._size = text.count("\n") + (text != "" and not text.endswith("\n"))  # one entry a line
+        # a file's text and where its entry lines (sorted) start; groups not parsed yet are read from it (_row)
+        self._text, self._start = text, start
+        self._dropped: set[bytes] = set()  # the text of groups found damaged
+        body = len(text) - start
+        self._size = text.count(b"\n", start) + (body > 0 and not text.endswith(b"\n"))  # one entry a line
 
     def add_lines(self, lines: list[str]) -> None:
         """Add lines (see format_line; comments and blank lines skipped)."""
@@ -288,9 +297,9 @@ class Table(Mapping[Key, Answer]):
                 if len(group_text) != self.family.group_size:
                     raise ValueError(f"not a {self.family.name} table line: {line!r}")
                 group = (*(pieces[p] for p in group_text[:-1]), int(group_text[-1], 16))
-                ranks = self.family.orders(group)
-                row = self._groups.setdefault(group, array("q", [-1] * len(ranks)))
-                known = by_text[before] = (row, {"".join(p.name for p in o): at for o, at in ranks.items()})
+                rank_of = _ranks_by_text(*group[:-1])
+                row = self._groups.setdefault(group, array("q", [-1] * len(rank_of)))
+                known = by_text[before] = (row, rank_of)
             row, rank_of = known
             at = rank_of[order]
             size += row[at] < 0
@@ -300,23 +309,23 @@ class Table(Mapping[Key, Answer]):
     def _row(self, group: tuple) -> array | None:
         row = self._groups.get(group)
         if row is None and self._text:
-            self._parse_text(_group_lines(self._text, _group_text(group)))
+            self._parse_text(_group_lines(self._text, _group_text(group), self._start))
             row = self._groups.get(group)
         return row
 
-    def _parse_text(self, lines: list[str]) -> None:
+    def _parse_text(self, chunk: bytes) -> None:
         """Parse one group's lines of the file; a damaged group is dropped (and searched live), the others kept."""
-        before = lines[0].rsplit(" ", 4)[0] if lines else ""
-        if not lines or before in self._dropped:
+        before = chunk.split(b"\n", 1)[0].rsplit(b" ", 4)[0]
+        if not chunk or before in self._dropped:
             return
         try:
-            self._parse(lines)
-        except (ValueError, KeyError) as error:
+            self._parse(chunk.decode("ascii").splitlines())
+        except (ValueError, KeyError) as error:  # (UnicodeDecodeError is a ValueError)
             self._dropped.add(before)
             _log.warning("%s table: group %r not used: %s", self.family.name, before, error)
-            self._size -= len(lines)
+            self._size -= chunk.count(b"\n") + (not chunk.endswith(b"\n"))
             try:  # its lines before the damaged one were parsed
-                *names, mask = before.split()
+                *names, mask = before.decode("ascii").split()
                 self._groups.pop((*(Piece[name] for name in names), int(mask, 16)), None)
             except (KeyError, ValueError):  # the group's own text is damaged: nothing of it was parsed
                 pass
@@ -324,12 +333,12 @@ class Table(Mapping[Key, Answer]):
     def _parse_all(self) -> None:
         if not self._text:
             return
-        text, self._text = self._text, ""
-        start = 0
+        text, self._text = self._text, b""
+        start = self._start
         while start < len(text):  # group by group, each line range found as _row finds it
-            prefix = text[start : text.find("\n", start) + 1 or len(text)].rsplit(" ", 4)[0] + " "
-            end = _first_line_from(text, prefix[:-1] + "!", start)
-            self._parse_text(text[start:end].splitlines())
+            prefix = text[start : text.find(b"\n", start) + 1 or len(text)].rsplit(b" ", 4)[0] + b" "
+            end = _first_line_from(text, prefix[:-1] + b"!", start)
+            self._parse_text(text[start:end])
             start = end
 
     def __getitem__(self, key: Key) -> Answer:
@@ -356,27 +365,27 @@ class Table(Mapping[Key, Answer]):
                     yield (*group, order)
 
 
-def _group_text(group: tuple) -> str:
+def _group_text(group: tuple) -> bytes:
     *pieces, mask = group
-    return "".join(f"{p.name} " for p in pieces) + f"{mask:#x} "
+    return ("".join(f"{p.name} " for p in pieces) + f"{mask:#x} ").encode("ascii")
 
 
-def _group_lines(text: str, prefix: str) -> list[str]:
-    """The lines of sorted `text` that start with `prefix` (a group's text and a space): they are contiguous, from
-    the first line not below `prefix` to the first not below it with its space raised to "!"."""
-    start = _first_line_from(text, prefix)
-    end = _first_line_from(text, prefix[:-1] + "!", start)
-    return text[start:end].splitlines()
+def _group_lines(text: bytes, prefix: bytes, lo: int) -> bytes:
+    """The lines of `text`, sorted from `lo` on, that start with `prefix` (a group's text and a space): they are
+    contiguous, from the first line not below `prefix` to the first not below it with its space raised to "!"."""
+    start = _first_line_from(text, prefix, lo)
+    end = _first_line_from(text, prefix[:-1] + b"!", start)
+    return text[start:end]
 
 
-def _first_line_from(text: str, key: str, lo: int = 0) -> int:
+def _first_line_from(text: bytes, key: bytes, lo: int = 0) -> int:
     """Where the first line of sorted `text` not below `key` starts, from `lo` (a line's start); len(text): none."""
     hi = len(text)
     while lo < hi:  # lines before lo are below key; the line at hi, if any, is not
         mid = (lo + hi) // 2
-        start = text.rfind("\n", lo, mid) + 1 or lo
-        end = text.find("\n", mid, hi) + 1 or hi
-        if text[start:end].rstrip("\n") < key:
+        start = text.rfind(b"\n", lo, mid) + 1 or lo
+        end = text.find(b"\n", mid, hi) + 1 or hi
+        if text[start:end].rstrip(b"\n") < key:
             lo = end
         else:
             hi = start
@@ -385,26 +394,25 @@ def _first_line_from(text: str, key: str, lo: int = 0) -> int:
 
 def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
     """The entries of a table file; empty when it is missing, unreadable, of the other kind or made under other
-    rules. The file is read at once (~0.1 s for today's held table) and its groups parsed when first asked."""
+    rules. The file is read at once (~0.15 s for a table with hold) and its groups parsed when first asked. It is
+    decompressed in one buffer, kept as bytes: read as text, the copies on the way doubled the worker's memory."""
     try:
-        with gzip.open(path, "rt") as file:
-            text = file.read()
+        text = gzip.decompress(path.read_bytes())
     except FileNotFoundError:  # not made for these rules (yet): every such position is searched
         return Table(family)
-    except (OSError, EOFError, ValueError) as error:
+    except (OSError, EOFError, zlib.error) as error:
         _log.warning("second-position table %s not used: %s", path.name, error)
         return Table(family)
     body = 0
-    while text.startswith("#", body):  # the header: comments, one naming the rules
-        body = text.find("\n", body) + 1 or len(text)
-    if f"\n# rules {rules_key(rules)}\n" not in "\n" + text[:body]:
+    while text.startswith(b"#", body):  # the header: comments, one naming the rules
+        body = text.find(b"\n", body) + 1 or len(text)
+    if f"\n# rules {rules_key(rules)}\n".encode() not in b"\n" + text[:body]:
         return Table(family)
-    table = Table(family, text[body:])
-    first = text[body:].partition("\n")[0]
-    if first and len(first.rsplit(" ", 4)[0].split()) != family.group_size:
+    first = text[body : text.find(b"\n", body) + 1 or len(text)]
+    if first.strip() and len(first.rsplit(b" ", 4)[0].split()) != family.group_size:
         _log.warning("second-position table %s not used: not a %s table", path.name, family.name)
         return Table(family)
-    return table
+    return Table(family, text, body)
 
 
 _NAMES = {rules_key(rules): name for name, rules in RULES.items()}
@@ -414,7 +422,7 @@ _READING = {(family.name, key): threading.Lock() for family in FAMILIES for key 
 
 def _table(family: Family, rules: Rules) -> Mapping[Key, Answer] | None:
     """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.02 s
-    for a table without hold, ~0.13 s for today's held table; its groups are parsed when asked, see Table). A
+    for a table without hold, ~0.15 s with hold; its groups are parsed when asked, see Table). A
     question asked while another thread reads it (the worker's warm-up, just started) waits for the read."""
     key = rules_key(rules)
     lock = _READING.get((family.name, key))
