@@ -425,7 +425,7 @@ def part_held_first_piece(
 ) -> None:
     """7. As 6, with the first piece held (hold pressed on its own) and the second played to a spot of the
     player's own: the position after it has the next bag's first piece shown (120 futures). `settle_ms`: a longer
-    look at the first position, so that the fresh worker has read its tables (~3 s) as a worker in use has."""
+    look at the first position, so that the fresh worker has finished its warm-up as a worker in use has."""
     for ahead, rest_ms in [(True, rest) for rest in rests_ms] + [(False, max(rests_ms))]:
         set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
         latencies = []
@@ -533,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
     parser.add_argument("--parts", default="12345678", help="which parts to run, e.g. 24 (default 12345678)")
-    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-7: the player's time per piece")
+    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-8: the player's time per piece")
     parser.add_argument(
         "--rest-ms",
         default="0,300,600",
