@@ -75,7 +75,7 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
                 continue
             if family is seconds.SECONDS:
                 assert answer.piece in order[:2]
-            else:  # hold spent: the piece in play only
+            else:  # the piece in play, or the held one unless hold is spent
                 assert answer.piece in ((order[0],) if family.hold_spent else (order[0], group[0]))
             if (mask, answer.piece) not in children:
                 children[mask, answer.piece] = {c.mask for c in gen.children(mask, 4, answer.piece)}
