@@ -282,7 +282,6 @@ class Table(Mapping[Key, Answer]):
     def _parse(self, lines: list[str]) -> int:
         """Parse lines into their groups' rows; the entries new to the table. A group's text is parsed once and its
         orders are looked up by their text, with no Answer made per line."""
-        pieces = {p.name: p for p in ALL_PIECES}
         piece_bits = {p.name: int(p) << _COUNT_BITS for p in ALL_PIECES}  # plain ints: IntEnum arithmetic is slow
         shift = _COUNT_BITS + _PIECE_BITS
         by_text: dict[str, tuple[array, dict[str, int]]] = {}
@@ -296,7 +295,7 @@ class Table(Mapping[Key, Answer]):
                 group_text = before.split()
                 if len(group_text) != self.family.group_size:
                     raise ValueError(f"not a {self.family.name} table line: {line!r}")
-                group = (*(pieces[p] for p in group_text[:-1]), int(group_text[-1], 16))
+                group = _group_of(group_text)
                 rank_of = _ranks_by_text(*group[:-1])
                 row = self._groups.setdefault(group, array("q", [-1] * len(rank_of)))
                 known = by_text[before] = (row, rank_of)
@@ -325,8 +324,7 @@ class Table(Mapping[Key, Answer]):
             _log.warning("%s table: group %r not used: %s", self.family.name, before, error)
             self._size -= chunk.count(b"\n") + (not chunk.endswith(b"\n"))
             try:  # its lines before the damaged one were parsed
-                *names, mask = before.decode("ascii").split()
-                self._groups.pop((*(Piece[name] for name in names), int(mask, 16)), None)
+                self._groups.pop(_group_of(before.decode("ascii").split()), None)
             except (KeyError, ValueError):  # the group's own text is damaged: nothing of it was parsed
                 pass
 
@@ -337,9 +335,9 @@ class Table(Mapping[Key, Answer]):
         start = self._start
         while start < len(text):  # group by group, each line range found as _row finds it
             prefix = text[start : text.find(b"\n", start) + 1 or len(text)].rsplit(b" ", 4)[0] + b" "
-            end = _first_line_from(text, prefix[:-1] + b"!", start)
-            self._parse_text(text[start:end])
-            start = end
+            chunk = _group_lines(text, prefix, start)
+            self._parse_text(chunk)
+            start += len(chunk)
 
     def __getitem__(self, key: Key) -> Answer:
         *group, order = key
@@ -363,6 +361,12 @@ class Table(Mapping[Key, Answer]):
             for order, at in self.family.orders(group).items():
                 if row[at] >= 0:
                     yield (*group, order)
+
+
+def _group_of(group_text: list[str]) -> tuple:
+    """A group from its text in a table line, split (see format_line)."""
+    *names, mask = group_text
+    return (*(Piece[name] for name in names), int(mask, 16))
 
 
 def _group_text(group: tuple) -> bytes:
