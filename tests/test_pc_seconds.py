@@ -375,7 +375,6 @@ def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_ta
     assert any(_hold_then_own_way(app, seed, held_table, searched) for seed in range(1, 40))
 
 
-@pytest.mark.skipif(not seconds.HOLDING.path("srs-180").exists(), reason="no hold-pressed table shipped")
 def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_tables_chance(app, table, searched):
     """The player plays the first piece on a spot of their own, waits for the panel, then presses hold on its own
     at the second piece (hold is spent: the next placement is the third piece's); then drops the third piece where
