@@ -1,7 +1,7 @@
 """The window and the AI worker together: frame times, hint and PC-overlay latency, and recovery from worker
 crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn). Prints numbers only.
 
-    python bench/worker.py            # all eight parts
+    python bench/worker.py            # all nine parts
     python bench/worker.py --quick    # shorter runs, same measurements
     python bench/worker.py --parts 24 # only parts 2 and 4
 
@@ -26,6 +26,9 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
 8. the player plays the first piece to a spot of their own (dropped at once) and presses hold on its own at the
    second piece, --rest-ms after the lock: hold press -> final chance on screen (hold spent, the next bag's first
    piece shown), with thinking ahead and without
+9. later PCs too: games through their PCs, the player following the panel half the time and otherwise playing a
+   spot of their own (as bench/pc.py's wander group), resting --rest-ms on each spot: lock -> final chance on
+   screen, with thinking ahead and without
 """
 
 from __future__ import annotations
@@ -468,6 +471,134 @@ def part_own_first_then_hold(app, screen, games: int, think_ms: float, rests_ms:
             )
 
 
+def _own_spot(game, h: int, rng: random.Random):
+    """A spot of the player's own, as bench/pc.py's wander group picks one: a placement a hard drop reaches that
+    covers no empty cell, of the piece in play or (hold pressed) of the other one, from which the pieces really
+    coming still make the PC (the bench looks ahead in the game's stream; the player cannot). None: no such spot."""
+    from ai.pc.api import solve
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import play
+    from ai.pc.movegen import holes_under
+    from ai.pc.search import searcher_for, step_of
+
+    stream = [game.active.piece, *game.preview(40)]
+    bits, rules = game.board.bits, game.rules
+    other = stream[1] if game.hold is None else game.hold  # (Piece.I is 0: not `game.hold or ...`)
+    pieces = [stream[0]] if game.hold_used else list(dict.fromkeys((stream[0], other)))
+    own = [
+        step_of(piece, child, hold=piece != stream[0])
+        for piece in pieces
+        for child in searcher_for(rules, True).gen.children(bits, h, piece)
+        if child.hard and not holes_under(bits, child.mask)
+    ]
+    rng.shuffle(own)
+    for step in own:
+        _, r, hold = play(stream, 0, game.hold, step.hold)
+        after, cleared = clear_full_rows(bits | step.mask, h)
+        if cleared == h:
+            return step
+        need = (10 * (h - cleared) - after.bit_count()) // 4
+        queue = stream[r : r + need + (hold is None)]
+        if solve(after, queue, hold=hold, rules=rules, lines=h - cleared, verify=False).solutions:
+            return step
+    return None
+
+
+def _next_move(game, coach, h: int, rng: random.Random):
+    """Half the time the panel's move, otherwise a spot of the player's own (`_own_spot`; the panel's move when
+    there is none): (which, keys, hold pressed first, the field expected after an own spot or None), or None when
+    the panel has no move."""
+    from ai.pc_service import step_move
+    from game.board import Board
+
+    step = _own_spot(game, h, rng) if rng.random() < 0.5 else None
+    if step is None:
+        move = coach.pc_panel().first_move
+        return None if move is None else ("advice", move.keys, move.hold, None)
+    keys = step_move(game.board, step, game.rules, True).keys
+    return "own spot", keys, step.hold, Board.from_bits(game.board.bits | step.mask).clear_lines()[0].bits
+
+
+def _wander_game(app, screen, seed: int, think_s: float, rest_s: float, pieces: int) -> tuple[list[float], int]:
+    """One PC-practice game through its PCs, played as bench/pc.py's wander group plays: after each final answer
+    the player thinks `think_s`, then half the time plays the panel's move, otherwise a spot of their own
+    (`_own_spot`), the keys one per tick, resting `rest_s` on the spot before the hard drop (the ghost rests, so
+    a worker thinking ahead hears of it). Lock -> the first frame showing the new position's final chance, wall
+    ms. Returns (latencies, PCs made); the game ends after `pieces` pieces or when the chance is 0."""
+    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    app.scenes.reset(scene)
+    watch = Watcher(scene)
+    coach, game = scene.coach, scene.game
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    phase, since, locked_at, how, expected, misplaced = "start", time.perf_counter(), None, "", None, 0
+    placed_this_pc, pcs_before, placed = 0, 0, 0
+    with Player(app) as player:
+        for _ in range(60 * 180):
+            frame_start = time.perf_counter()
+            now = frame(app, screen)
+            shown = coach.pc_shown
+            final = shown is not None and shown.final and shown.chance is not None
+            if phase == "start" and final:
+                if locked_at is not None:
+                    latencies.append((now - locked_at) * 1000)
+                    if latencies[-1] > 200:  # which position: PC number, its piece, the player's own spot or not
+                        print(f"[9]   seed {seed} pc {pcs_before + 1} k{placed_this_pc} {how}: {latencies[-1]:.0f} ms")
+                if shown.chance == 0 or placed >= pieces or coach.pc_lost or game.over:
+                    break
+                phase, since = "think", now
+            elif phase == "think" and now - since >= think_s:
+                # the PC's rows left: 4 less those its pieces cleared
+                h = 4 - (4 * placed_this_pc - game.board.cell_count()) // 10
+                choice = _next_move(game, coach, h, rng)
+                if choice is None:
+                    break
+                how, keys, hold, expected = choice
+                player.executor = KeyExecutor(keys[:-1], hold_first=hold)  # all but the hard drop
+                phase = "move"
+            elif phase == "move" and player.executor is None:
+                phase, since = "rest", now
+            elif phase == "rest" and now - since >= rest_s:
+                player.executor = KeyExecutor([Key.HARD_DROP])
+                phase = "drop"
+            elif phase == "drop" and watch.locked:
+                phase, locked_at = "start", watch.locked.pop()
+                watch.locked.clear()
+                placed, placed_this_pc = placed + 1, placed_this_pc + 1
+                if expected is not None and game.board.bits != expected:
+                    misplaced += 1  # the keys did not put the piece on the spot chosen: a fault of this bench
+                expected = None
+                if game.stats.perfect_clears != pcs_before:  # a PC: the next starts on an empty field
+                    pcs_before, placed_this_pc = game.stats.perfect_clears, 0
+            delay = FRAME_S - (time.perf_counter() - frame_start)
+            if delay > 0:
+                time.sleep(delay)
+    if misplaced:
+        print(f"[9]   seed {seed}: {misplaced} own spots not where the bench meant them")
+    return latencies, game.stats.perfect_clears
+
+
+def part_wander(app, screen, games: int, think_ms: float, rests_ms: tuple[float, ...], pieces: int) -> None:
+    """9. Later PCs too: PC practice from an empty field through its PCs, the player following the panel half the
+    time and otherwise playing spots of their own (bench/pc.py's wander group, in the window): lock -> final chance
+    on screen, thinking ahead for each rest on the spot, and without thinking ahead (a fresh worker each game)."""
+    for ahead, rest_ms in [(True, rest) for rest in rests_ms] + [(False, max(rests_ms))]:
+        set_ai(app, hint_enabled=False, pc_hints_enabled=True, pc_think_ahead=ahead)
+        latencies: list[float] = []
+        pcs = 0
+        for seed in range(1, games + 1):
+            app.close_worker()
+            got, made = _wander_game(app, screen, seed, think_ms / 1000, rest_ms / 1000, pieces)
+            latencies += got
+            pcs += made
+        label = f"rest {rest_ms:.0f} ms, " + ("thinking ahead" if ahead else "not thinking ahead")
+        over = sum(t > 200 for t in latencies)
+        print(f"[9] {games} games, {len(latencies)} positions, {pcs} PCs, {label}")
+        summary(
+            f"[9] own spots half the time, lock -> final PC chance shown, {label}", latencies, f"over 200 ms: {over}"
+        )
+
+
 def part_faults(app, screen, kills: int) -> None:
     set_ai(app, hint_enabled=True, autoplay_pps=0, pc_hints_enabled=False)
     scene = PlayScene(app, ZEN, seed=3)
@@ -532,12 +663,12 @@ def part_faults(app, screen, kills: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs")
-    parser.add_argument("--parts", default="12345678", help="which parts to run, e.g. 24 (default 12345678)")
-    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-8: the player's time per piece")
+    parser.add_argument("--parts", default="123456789", help="which parts to run, e.g. 24 (default 123456789)")
+    parser.add_argument("--think-ms", type=float, default=500.0, help="parts 5-9: the player's time per piece")
     parser.add_argument(
         "--rest-ms",
         default="0,300,600",
-        help="parts 6, 7: how long the piece rests on its spot before the drop; 8: the lock to the hold press",
+        help="parts 6, 7, 9: how long the piece rests on its spot before the drop; 8: the lock to the hold press",
     )
     parser.add_argument(
         "--settle-ms", type=float, default=0.0, help="part 7: a longer look at the first position (worker warmed up)"
@@ -566,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
             part_held_first_piece(app, screen, 4 if args.quick else 10, args.think_ms, rests, args.settle_ms)
         if "8" in args.parts:
             part_own_first_then_hold(app, screen, 4 if args.quick else 10, args.think_ms, rests)
+        if "9" in args.parts:
+            part_wander(app, screen, 3 if args.quick else 8, args.think_ms, rests, 30 if args.quick else 60)
     finally:
         app.close_worker()
         pygame.quit()
