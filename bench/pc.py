@@ -679,6 +679,9 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
     if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "holding", "wander"):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
+        slow = sorted(((t, ident) for t, ident in zip(times, data["ids"]) if t > 200), reverse=True)
+        if slow:  # which positions, slowest first: where a closer look starts
+            text += "\n" + " " * 8 + "over 200 ms: " + ", ".join(f"{ident} {t:.0f}" for t, ident in slow[:12])
     if name in ("opening", "seconds", "held", "holding"):
         search = data["search"]
         text += (
