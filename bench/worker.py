@@ -123,6 +123,23 @@ def frame(app, screen) -> float:
     return time.perf_counter()
 
 
+def live_frames(app, screen, count: int):
+    """Up to `count` frames at real 60 Hz: yields the time each frame ended; the rest of the frame is slept when
+    the caller asks for the next one."""
+    for _ in range(count):
+        frame_start = time.perf_counter()
+        yield frame(app, screen)
+        delay = FRAME_S - (time.perf_counter() - frame_start)
+        if delay > 0:
+            time.sleep(delay)
+
+
+def final_chance_shown(coach) -> bool:
+    """The panel shows the final answer for the position, with its chance."""
+    shown = coach.pc_shown
+    return shown is not None and shown.final and shown.chance is not None
+
+
 class Player:
     """Presses a placement's keys one per tick in place of the keyboard (`with Player(app) as player:`)."""
 
@@ -295,14 +312,11 @@ def _follow_loop(app, screen, seed: int, think_s: float, pieces: int) -> tuple[l
     spawned_at = time.perf_counter()
     started_pieces = None
     with Player(app) as player:
-        for _ in range(60 * 120):  # two minutes at most
-            frame_start = time.perf_counter()
-            now = frame(app, screen)
+        for now in live_frames(app, screen, 60 * 120):  # two minutes at most
             if watch.locked:
                 locked_at = spawned_at = watch.locked.pop()
                 watch.locked.clear()
-            shown = coach.pc_shown
-            final = shown is not None and shown.final and shown.chance is not None
+            final = final_chance_shown(coach)
             if started_pieces is None:
                 if not final:
                     continue  # the worker process is starting: not counted
@@ -315,9 +329,6 @@ def _follow_loop(app, screen, seed: int, think_s: float, pieces: int) -> tuple[l
             move = coach.pc_panel().first_move
             if player.executor is None and locked_at is None and move is not None and now - spawned_at >= think_s:
                 player.play(move)
-            delay = FRAME_S - (time.perf_counter() - frame_start)
-            if delay > 0:
-                time.sleep(delay)
     return latencies, game.stats.pieces - (started_pieces or 0), game.stats.perfect_clears
 
 
@@ -367,11 +378,8 @@ def _own_first_piece(
     phase, since = "start", time.perf_counter()  # start -> think -> move -> rest -> dropped
     locked_at = 0.0
     with Player(app) as player:
-        for _ in range(60 * 60):
-            frame_start = time.perf_counter()
-            now = frame(app, screen)
-            shown = coach.pc_shown
-            final = shown is not None and shown.final and shown.chance is not None
+        for now in live_frames(app, screen, 60 * 60):
+            final = final_chance_shown(coach)
             if phase == "start" and final:
                 phase, since = "think", now + (settle_s if game.stats.pieces == 0 and game.hold is None else 0.0)
             elif phase == "think" and now - since >= think_s and hold_first and game.hold is None:
@@ -401,9 +409,6 @@ def _own_first_piece(
                 phase, locked_at, hold_second_s = "dropped", now, None
             if phase == "dropped" and final and hold_second_s is None:
                 return (now - locked_at) * 1000
-            delay = FRAME_S - (time.perf_counter() - frame_start)
-            if delay > 0:
-                time.sleep(delay)
     return None
 
 
@@ -534,17 +539,14 @@ def _wander_game(app, screen, seed: int, think_s: float, rest_s: float, pieces: 
     phase, since, locked_at, how, expected, misplaced = "start", time.perf_counter(), None, "", None, 0
     placed_this_pc, pcs_before, placed = 0, 0, 0
     with Player(app) as player:
-        for _ in range(60 * 180):
-            frame_start = time.perf_counter()
-            now = frame(app, screen)
+        for now in live_frames(app, screen, 60 * 180):
             shown = coach.pc_shown
-            final = shown is not None and shown.final and shown.chance is not None
-            if phase == "start" and final:
+            if phase == "start" and final_chance_shown(coach):
                 if locked_at is not None:
                     latencies.append((now - locked_at) * 1000)
                     if latencies[-1] > 200:  # which position: PC number, its piece, the player's own spot or not
                         print(f"[9]   seed {seed} pc {pcs_before + 1} k{placed_this_pc} {how}: {latencies[-1]:.0f} ms")
-                if shown.chance == 0 or placed >= pieces or coach.pc_lost or game.over:
+                if (shown is not None and shown.chance == 0) or placed >= pieces or coach.pc_lost or game.over:
                     break
                 phase, since = "think", now
             elif phase == "think" and now - since >= think_s:
@@ -570,9 +572,6 @@ def _wander_game(app, screen, seed: int, think_s: float, rest_s: float, pieces: 
                 expected = None
                 if game.stats.perfect_clears != pcs_before:  # a PC: the next starts on an empty field
                     pcs_before, placed_this_pc = game.stats.perfect_clears, 0
-            delay = FRAME_S - (time.perf_counter() - frame_start)
-            if delay > 0:
-                time.sleep(delay)
     if misplaced:
         print(f"[9]   seed {seed}: {misplaced} own spots not where the bench meant them")
     return latencies, game.stats.perfect_clears
