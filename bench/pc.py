@@ -388,24 +388,51 @@ def _seconds_group(hold: str = "") -> dict:
 WANDER_SEEDS = tuple(range(1, 13))
 
 
+def own_spot(stream: list, r: int, hold, bits: int, h: int, rules, rng: random.Random, hold_spent: bool = False):
+    """A spot of the player's own (the wander group's, and bench/worker.py's part 9): a placement a hard drop
+    reaches that covers no empty cell, of the piece in play stream[r] or (hold pressed, unless `hold_spent`) of the
+    other one, from which the pieces really coming still make the PC (a spot a player might pick, with the game
+    going on; the player cannot know those pieces); chosen by `rng`. None: no such spot."""
+    from ai.pc.api import solve
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import play
+    from ai.pc.movegen import holes_under
+    from ai.pc.search import searcher_for, step_of
+
+    other = stream[r + 1] if hold is None else hold  # (Piece.I is 0: not `hold or ...`)
+    pieces = [stream[r]] if hold_spent else list(dict.fromkeys((stream[r], other)))
+    own = [
+        step_of(piece, child, hold=piece != stream[r])
+        for piece in pieces
+        for child in searcher_for(rules, True).gen.children(bits, h, piece)
+        if child.hard and not holes_under(bits, child.mask)
+    ]
+    rng.shuffle(own)
+    for step in own:
+        _, after_r, after_hold = play(stream, r, hold, step.hold)
+        after, cleared = clear_full_rows(bits | step.mask, h)
+        if cleared == h:
+            return step
+        need = (10 * (h - cleared) - after.bit_count()) // 4
+        queue = stream[after_r : after_r + need + (after_hold is None)]
+        if solve(after, queue, hold=after_hold, rules=rules, lines=h - cleared, verify=False).solutions:
+            return step
+    return None
+
+
 def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
     """The live chance as the worker is asked it, default rules, tables on, along games where the player follows
     the panel's advice half the time and otherwise plays a spot of their own: a placement a hard drop reaches
     that covers no empty cell, of the piece in play or, hold pressed, of the other one, from which the pieces
     really coming still make the PC (chosen by the seed). Both the position before each placement and, when hold
     is pressed, the one right after the press are asked. A game goes on through its PCs until the chance is 0."""
-    from ai.pc.api import solve
     from ai.pc.chance import pc_chance
-    from ai.pc.field import clear_full_rows
-    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
-    from ai.pc.movegen import holes_under
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.opening import RULES
-    from ai.pc.search import searcher_for, step_of
     from game.randomizer import make_randomizer
 
     rules = RULES["srs-180"]
     _warm_up(rules)
-    gen = searcher_for(rules, True).gen
     bag = make_randomizer("7bag", 0)
     times, exact, ids = [], 0, []
 
@@ -418,17 +445,6 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
         times.append((time.thread_time() - started) * 1000)
         ids.append(ident)
         return result
-
-    def still_makes_it(stream: list, step, r: int, hold, bits, h: int) -> bool:
-        """A PC exists after `step` with the pieces really coming (a spot a player might pick, with the game
-        going on; the player cannot know those pieces)."""
-        _, r, hold = play(stream, r, hold, step.hold)
-        after, cleared = clear_full_rows(bits | step.mask, h)
-        if h == cleared:
-            return True
-        need = (10 * (h - cleared) - after.bit_count()) // 4
-        queue = stream[r : r + need + (hold is None)]
-        return bool(solve(after, queue, hold=hold, rules=rules, lines=h - cleared, verify=False).solutions)
 
     for seed in seeds:
         clear_caches()  # a new game: what a fresh worker knows
@@ -443,15 +459,7 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
                 break
             step = result.best_placement
             if rng.random() < 0.5:
-                other = hold if hold is not None else stream[r + 1]
-                own = [
-                    step_of(piece, child, hold=piece != stream[r])
-                    for piece in dict.fromkeys((stream[r], other))
-                    for child in gen.children(bits, h, piece)
-                    if child.hard and not holes_under(bits, child.mask)
-                ]
-                rng.shuffle(own)
-                step = next((s for s in own if still_makes_it(stream, s, r, hold, bits, h)), step)
+                step = own_spot(stream, r, hold, bits, h, rules, rng) or step
             if step.hold:  # the position right after hold is pressed, as the worker is asked it
                 if hold is None:  # the piece in play goes to hold, the next one comes into play
                     result = ask_timed(ident + "h", stream, bits, stream[r + 1], r + 2, stream[r], h, True)

@@ -476,47 +476,17 @@ def part_own_first_then_hold(app, screen, games: int, think_ms: float, rests_ms:
             )
 
 
-def _own_spot(game, h: int, rng: random.Random):
-    """A spot of the player's own, as bench/pc.py's wander group picks one: a placement a hard drop reaches that
-    covers no empty cell, of the piece in play or (hold pressed) of the other one, from which the pieces really
-    coming still make the PC (the bench looks ahead in the game's stream; the player cannot). None: no such spot."""
-    from ai.pc.api import solve
-    from ai.pc.field import clear_full_rows
-    from ai.pc.loop import play
-    from ai.pc.movegen import holes_under
-    from ai.pc.search import searcher_for, step_of
-
-    stream = [game.active.piece, *game.preview(40)]
-    bits, rules = game.board.bits, game.rules
-    other = stream[1] if game.hold is None else game.hold  # (Piece.I is 0: not `game.hold or ...`)
-    pieces = [stream[0]] if game.hold_used else list(dict.fromkeys((stream[0], other)))
-    own = [
-        step_of(piece, child, hold=piece != stream[0])
-        for piece in pieces
-        for child in searcher_for(rules, True).gen.children(bits, h, piece)
-        if child.hard and not holes_under(bits, child.mask)
-    ]
-    rng.shuffle(own)
-    for step in own:
-        _, r, hold = play(stream, 0, game.hold, step.hold)
-        after, cleared = clear_full_rows(bits | step.mask, h)
-        if cleared == h:
-            return step
-        need = (10 * (h - cleared) - after.bit_count()) // 4
-        queue = stream[r : r + need + (hold is None)]
-        if solve(after, queue, hold=hold, rules=rules, lines=h - cleared, verify=False).solutions:
-            return step
-    return None
-
-
 def _next_move(game, coach, h: int, rng: random.Random):
-    """Half the time the panel's move, otherwise a spot of the player's own (`_own_spot`; the panel's move when
+    """Half the time the panel's move, otherwise a spot of the player's own (bench.pc.own_spot; the panel's move when
     there is none): (which, keys, hold pressed first, the field expected after an own spot or None), or None when
     the panel has no move."""
     from ai.pc_service import step_move
+    from bench.pc import own_spot
     from game.board import Board
 
-    step = _own_spot(game, h, rng) if rng.random() < 0.5 else None
+    stream = [game.active.piece, *game.preview(40)]  # the game's stream read ahead (the player cannot)
+    own = rng.random() < 0.5
+    step = own_spot(stream, 0, game.hold, game.board.bits, h, game.rules, rng, game.hold_used) if own else None
     if step is None:
         move = coach.pc_panel().first_move
         return None if move is None else ("advice", move.keys, move.hold, None)
@@ -527,7 +497,7 @@ def _next_move(game, coach, h: int, rng: random.Random):
 def _wander_game(app, screen, seed: int, think_s: float, rest_s: float, pieces: int) -> tuple[list[float], int]:
     """One PC-practice game through its PCs, played as bench/pc.py's wander group plays: after each final answer
     the player thinks `think_s`, then half the time plays the panel's move, otherwise a spot of their own
-    (`_own_spot`), the keys one per tick, resting `rest_s` on the spot before the hard drop (the ghost rests, so
+    (bench.pc.own_spot), the keys one per tick, resting `rest_s` on the spot before the hard drop (the ghost rests, so
     a worker thinking ahead hears of it). Lock -> the first frame showing the new position's final chance, wall
     ms. Returns (latencies, PCs made); the game ends after `pieces` pieces or when the chance is 0."""
     scene = PlayScene(app, PC_PRACTICE, None, seed)
