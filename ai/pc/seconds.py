@@ -314,7 +314,7 @@ class Table(Mapping[Key, Answer]):
 
     def _parse_text(self, chunk: bytes) -> None:
         """Parse one group's lines of the file; a damaged group is dropped (and searched live), the others kept."""
-        before = chunk.split(b"\n", 1)[0].rsplit(b" ", 4)[0]
+        before = _line_group(chunk, 0)
         if not chunk or before in self._dropped:
             return
         try:
@@ -334,7 +334,7 @@ class Table(Mapping[Key, Answer]):
         text, self._text = self._text, b""
         start = self._start
         while start < len(text):  # group by group, each line range found as _row finds it
-            prefix = text[start : text.find(b"\n", start) + 1 or len(text)].rsplit(b" ", 4)[0] + b" "
+            prefix = _line_group(text, start) + b" "
             chunk = _group_lines(text, prefix, start)
             self._parse_text(chunk)
             start += len(chunk)
@@ -367,6 +367,11 @@ def _group_of(group_text: list[str]) -> tuple:
     """A group from its text in a table line, split (see format_line)."""
     *names, mask = group_text
     return (*(Piece[name] for name in names), int(mask, 16))
+
+
+def _line_group(text: bytes, at: int) -> bytes:
+    """The group's text of the line of `text` starting at `at`: the line less its order and answer (format_line)."""
+    return text[at : text.find(b"\n", at) + 1 or len(text)].rstrip(b"\n").rsplit(b" ", 4)[0]
 
 
 def _group_text(group: tuple) -> bytes:
@@ -412,8 +417,8 @@ def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
         body = text.find(b"\n", body) + 1 or len(text)
     if f"\n# rules {rules_key(rules)}\n".encode() not in b"\n" + text[:body]:
         return Table(family)
-    first = text[body : text.find(b"\n", body) + 1 or len(text)]
-    if first.strip() and len(first.rsplit(b" ", 4)[0].split()) != family.group_size:
+    first = _line_group(text, body)
+    if first.strip() and len(first.split()) != family.group_size:
         _log.warning("second-position table %s not used: not a %s table", path.name, family.name)
         return Table(family)
     return Table(family, text, body)
