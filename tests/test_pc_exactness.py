@@ -375,6 +375,52 @@ def test_a_placement_decided_after_a_tiling_loss_is_not_taken_as_the_best() -> N
     assert brute[result.best_placement.piece, result.best_placement.mask] == 0.75
 
 
+# Later-PC positions of bench/pc.py --groups wander (default rules) where most placements are ruled out by
+# losses alone: single searches past the first two, on the futures most placements lost, and leaves lost by
+# their pieces' counts (ai.pc.chance's docstring). (field, lines, piece in play, previews, hold, bag, hold spent)
+RULED_OUT = [
+    (0xF, 4, "T", "ZJLOS", "S", "", False),  # 205 of 210 futures; s6pc10k1, 0.5 s before the losses-only rules
+    (0xF, 4, "S", "ZJLOS", "T", "", True),  # the same with hold pressed
+    (0x802018, 4, "I", "LJSTO", "Z", "", False),  # 203 of 210
+    (0x100E, 4, "I", "OLJIL", "S", "OSTZ", False),  # 18 of 24
+]
+
+
+@pytest.mark.parametrize("position", RULED_OUT)
+def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scores_them(position) -> None:
+    """The independent answer: the compiled trie search decides every future of every next placement (no bounds,
+    no single searches, no ruling out); the best of those counts is the chance, and every placement the live
+    chance scored has its exact count."""
+    from ai.pc.chance import futures_trie, next_options, queue_length
+    from ai.pc.opening import RULES
+    from ai.pc.percent import TrieSearch
+    from ai.pc.search import searcher_for
+
+    bits, lines, current, shown, held, bag_left, spent = position
+    current, hold = Piece[current], Piece[held]
+    queue, state = [Piece[p] for p in shown], tuple(Piece[p] for p in bag_left)
+    rules, bag = RULES["srs-180"], make_randomizer("7bag", 0)
+    forget_what_earlier_chances_found()
+    result = pc_chance(bits, current, queue, hold, state, bag, rules, lines, hold_spent=spent, table=False)
+    known = (current, *queue)
+    length = queue_length((WIDTH * lines - bits.bit_count()) // 4, hold, True)
+    trie, weights, _ = futures_trie(known, length, bag, state)
+    gen = searcher_for(rules, True).gen
+    search = TrieSearch(gen, True)
+    won: dict[tuple[Piece, int], int] = {}
+    for placed, keep, sub, offset, _ in next_options(trie, current, hold, True, spent):
+        for child in gen.children(bits, lines, placed):
+            got = sub.leaves if child.h == 0 else search.run(child.field, child.h, keep, sub) & sub.leaves
+            won[placed, child.mask] = won.get((placed, child.mask), 0) | got << offset
+    exact = {key: sum(weights[i] for i in range(len(weights)) if leaves >> i & 1) for key, leaves in won.items()}
+    best = max(exact.values())
+    assert not result.approximate
+    assert result.chance == pytest.approx(best)
+    assert exact[result.best_placement.piece, result.best_placement.mask] == pytest.approx(best)
+    for step, prob in result.placements:
+        assert exact[step.piece, step.mask] == pytest.approx(prob)
+
+
 def test_a_call_cut_short_says_so_and_under_counts() -> None:
     """First PC, 840 futures, searched (not the opening table's answer): with a tiny budget the answer is marked
     approximate (not sampled: more time makes it exact) and never over-counts; without a budget it is exact."""

@@ -14,6 +14,13 @@ needs scoring (a placement winning every future ends the search at once). Refini
 single-queue search for an undecided leaf: the PC it finds is kept as an arrangement (`ai.pc.cover`), which
 wins every leaf that can build it, usually dozens at once. After a few single searches prove leaves lost, the
 rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSearch`, compiled).
+
+Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
+(the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
+better lower bound, its single searches go on past a few losses, each on the undecided future lost by the most
+placements so far, until MAX_REFUTING_MISSES of them have found a PC instead. The trie search would decide all of
+its futures, where a handful of losses is all that is needed (bench/pc.py --groups wander: the slowest later-PC
+position 520-570 ms -> 230-250 ms, the sum -10%).
 """
 
 from __future__ import annotations
@@ -38,6 +45,13 @@ MAX_FUTURES = 20_000
 # failed single search costs about as much as the compiled trie search for all of them (bench/pc.py --groups
 # chance: the worst loop position took 698 ms with 16, 463 ms with 2, 531 ms with 1)
 MAX_SINGLE_LOSSES = 2
+# single searches that find a PC while the placement is being ruled out (another one has a better lower bound)
+# before its remaining futures go to the trie search (bench/pc.py --groups wander: 3 -> max 260 ms, 8 -> 230-250,
+# 16 to unlimited no better)
+MAX_REFUTING_MISSES = 8
+# ... and only while it needs at most this many more losses to be ruled out: one exhaustive search per loss costs
+# more than the trie search for many (bench/pc.py --groups firsts: unlimited, one position took 2.2 s)
+MAX_REFUTING_NEED = 16
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
 _PC_NUMBER = {7: 1, 4: 2, 1: 3, 5: 4, 2: 5, 6: 6, 3: 7}
 
@@ -136,6 +150,8 @@ class _Score:
     losses: int = 0  # single-queue searches that proved a leaf lost
     pending: list = field(default_factory=list)
     hits: int = 0  # usefulness of the pending arrangements (move order)
+    classes_tested: bool = False  # the classes of leaves that cannot tile its field are lost already
+    misses: int = 0  # single searches that found a PC while it was being ruled out
 
     def add(self, arrangement: Arrangement, weight, token: object, use_hold: bool) -> None:
         """Win every leaf the arrangement builds, through any of the ways this placement can happen."""
@@ -153,6 +169,18 @@ class _Score:
         if gained:
             arrangement.hits += gained
             self.lower = weight(self.won)
+
+
+def _untileable(bits: Bitboard, h: int, node: Node, keep: Piece | None) -> int:
+    """Leaves of `node` whose pieces, with the one kept in hold, cannot tile the field: lost whatever the order."""
+    need = (WIDTH * h - bits.bit_count()) // 4
+    lost = 0
+    for counts, leaves in node.classes(need):
+        if keep is not None:
+            counts = counts[:keep] + (counts[keep] + 1,) + counts[keep + 1 :]
+        if not tileable(bits, h, counts):
+            lost |= leaves
+    return lost
 
 
 @per_rules()
@@ -310,6 +338,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     search.set_deadline(deadline)
 
     uniform = len(set(weights)) == 1
+    heaviest = max(weights)
 
     def weight(leaves: int) -> float:
         if uniform:
@@ -385,6 +414,32 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
 
     ahead = {key: tuple(-v for v in rank) for key, rank in order.items()}  # max() picks the first in `order`
     lost_anywhere = [0]  # leaves some placement lost
+    times_lost = [0] * len(trie.sequences)  # by how many placements, per leaf
+    best_lower = [max((score.lower for score in scores.values()), default=0.0)]
+
+    def note_lost(leaves: int) -> None:
+        lost_anywhere[0] |= leaves
+        while leaves:
+            low = leaves & -leaves
+            times_lost[low.bit_length() - 1] += 1
+            leaves ^= low
+
+    def next_leaf(need: int, offset: int, refuting: bool) -> int:
+        """The leaf of `need` (numbered from `offset`) to search alone: while the placement is being ruled out, the
+        one the most placements lost so far; else the first one lost elsewhere (the most lost one there:
+        bench/pc.py --groups firsts +20%)."""
+        if not refuting:
+            hard = need & (lost_anywhere[0] >> offset) or need
+            return (hard & -hard).bit_length() - 1
+        leaf, most = -1, -1
+        while need:
+            low = need & -need
+            at = low.bit_length() - 1
+            if times_lost[at + offset] > most:
+                leaf, most = at, times_lost[at + offset]
+            need ^= low
+        return leaf
+
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
     # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost.
     hopeless = [0]
@@ -417,9 +472,18 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         """Decide more of this placement's undecided leaves (see `decide_more`), then bring its upper bound down
         to the leaves not lost. Done here once for every way leaves get lost: a bound left stale made a decided
         placement look better than it is, which ended the search before a better undecided one was scored."""
-        decide_more(key)
         score = scores[key]
+        if not score.classes_tested:
+            score.classes_tested = True
+            for child, keep, sub, offset, _ in score.ways:
+                if child.h:
+                    lost = _untileable(child.field, child.h, sub, keep) << offset
+                    score.lost |= lost
+                    note_lost(lost)
+        else:
+            decide_more(key)
         score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+        best_lower[0] = max(best_lower[0], score.lower)
 
     def decide_more(key: tuple[Piece, int]) -> None:
         """The next arrangement known for the placement's field, else one single-queue search (a PC found becomes
@@ -440,11 +504,13 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
-            if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
-                # futures another placement lost first: they are the likeliest to be lost here too
+            refuting = best_lower[0] > score.lower and ((score.upper - best_lower[0]) / heaviest <= MAX_REFUTING_NEED)
+            if (score.losses < MAX_SINGLE_LOSSES or (refuting and score.misses < MAX_REFUTING_MISSES)) and (
+                keep is not None or not use_hold
+            ):
+                # futures other placements lost: they are the likeliest to be lost here too
                 while True:
-                    hard = need & (lost_anywhere[0] >> offset) or need
-                    leaf = (hard & -hard).bit_length() - 1
+                    leaf = next_leaf(need, offset, refuting)
                     sequence = leaf_sequence(sub, leaf)
                     counts = [0] * 7
                     for piece in sequence if keep is None else (keep, *sequence):
@@ -453,7 +519,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                         break
                     # these very pieces cannot fill the field: lost, no search needed
                     score.lost |= 1 << (leaf + offset)
-                    lost_anywhere[0] |= 1 << (leaf + offset)
+                    note_lost(1 << (leaf + offset))
                     need &= ~(1 << leaf)
                     if not need:
                         return
@@ -466,11 +532,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:
+                    score.misses += refuting
                     score.add(remember(key, solutions[0].steps), weight, token, use_hold)
                 else:
                     root_leaf = leaf + offset
                     score.lost |= 1 << root_leaf
-                    lost_anywhere[0] |= 1 << root_leaf
+                    note_lost(1 << root_leaf)
                     if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
                         score.losses += 1
                 return
@@ -481,7 +548,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 return
             score.won |= (got & sub.leaves) << offset
             score.lost |= (wanted & ~got) << offset
-            lost_anywhere[0] |= (wanted & ~got) << offset
+            note_lost((wanted & ~got) << offset)
             break
         score.lower = weight(score.won)
 
