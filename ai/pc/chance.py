@@ -18,9 +18,10 @@ rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSe
 Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
 (the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
 better lower bound, its single searches go on past a few losses, each on the undecided future lost by the most
-placements so far, until MAX_REFUTING_MISSES of them have found a PC instead. The trie search would decide all of
-its futures, where a handful of losses is all that is needed (bench/pc.py --groups wander: the slowest later-PC
-position 520-570 ms -> 230-250 ms, the sum -10%).
+placements so far, until MAX_REFUTING_MISSES of them have found a PC instead (and while it needs at most
+MAX_REFUTING_NEED more losses). The trie search would decide all of its futures, where a handful of losses is all
+that is needed (bench/pc.py --groups wander: the slowest later-PC
+position 570-620 ms -> 250-270 ms, the sum -10%).
 """
 
 from __future__ import annotations
