@@ -20,8 +20,7 @@ Ruling a placement out needs losses only. So the first time a placement is refin
 better lower bound, its single searches go on past a few losses, each on the undecided future lost by the most
 placements so far, until MAX_REFUTING_MISSES of them have found a PC instead (and while it needs at most
 MAX_REFUTING_NEED more losses). The trie search would decide all of its futures, where a handful of losses is all
-that is needed (bench/pc.py --groups wander: the slowest later-PC
-position 570-620 ms -> 250-270 ms, the sum -10%).
+that is needed (bench/pc.py --groups wander: the slowest later-PC position 570-620 ms -> 250-270 ms, the sum -10%).
 """
 
 from __future__ import annotations
@@ -470,9 +469,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         return True
 
     def refine(key: tuple[Piece, int]) -> None:
-        """Decide more of this placement's undecided leaves (see `decide_more`), then bring its upper bound down
-        to the leaves not lost. Done here once for every way leaves get lost: a bound left stale made a decided
-        placement look better than it is, which ended the search before a better undecided one was scored."""
+        """Decide more of this placement's undecided leaves (the first time, those whose pieces cannot tile its
+        field, `_untileable`; then see `decide_more`), then bring its upper bound down to the leaves not lost. Done
+        here once for every way leaves get lost: a bound left stale made a decided placement look better than it
+        is, which ended the search before a better undecided one was scored."""
         score = scores[key]
         if not score.classes_tested:
             score.classes_tested = True
@@ -505,7 +505,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
-            refuting = best_lower[0] > score.lower and ((score.upper - best_lower[0]) / heaviest <= MAX_REFUTING_NEED)
+            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
+            refuting = best_lower[0] > score.lower and losses_short <= MAX_REFUTING_NEED
             if (score.losses < MAX_SINGLE_LOSSES or (refuting and score.misses < MAX_REFUTING_MISSES)) and (
                 keep is not None or not use_hold
             ):
