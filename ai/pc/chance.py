@@ -20,7 +20,8 @@ Ruling a placement out needs losses only. So the first time a placement is refin
 better lower bound, its single searches go on past a few losses, each on the undecided future lost by the most
 placements so far, until MAX_REFUTING_MISSES of them have found a PC instead (and while it needs at most
 MAX_REFUTING_NEED more losses). The trie search would decide all of its futures, where a handful of losses is all
-that is needed (bench/pc.py --groups wander: the slowest later-PC position 570-620 ms -> 250-270 ms, the sum -10%).
+that is needed (bench/pc.py --groups wander: the slowest later-PC position 570-620 ms -> 250-360 ms, the sum
+4-10% less).
 """
 
 from __future__ import annotations
