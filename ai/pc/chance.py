@@ -172,18 +172,6 @@ class _Score:
             self.lower = weight(self.won)
 
 
-def _untileable(bits: Bitboard, h: int, node: Node, keep: Piece | None) -> int:
-    """Leaves of `node` whose pieces, with the one kept in hold, cannot tile the field: lost whatever the order."""
-    need = (WIDTH * h - bits.bit_count()) // 4
-    lost = 0
-    for counts, leaves in node.classes(need):
-        if keep is not None:
-            counts = counts[:keep] + (counts[keep] + 1,) + counts[keep + 1 :]
-        if not tileable(bits, h, counts):
-            lost |= leaves
-    return lost
-
-
 @per_rules()
 def store_for(rules: Rules, soft_drop: bool = True) -> ArrangementStore:
     """The arrangements found under these rules (see ai.pc.cover.ArrangementStore), shared by all calls."""
@@ -484,15 +472,15 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
 
     def refine(key: tuple[Piece, int]) -> None:
         """Decide more of this placement's undecided leaves (the first time, those whose pieces cannot tile its
-        field, `_untileable`; then see `decide_more`), then bring its upper bound down to the leaves not lost. Done
-        here once for every way leaves get lost: a bound left stale made a decided placement look better than it
-        is, which ended the search before a better undecided one was scored."""
+        field, `TrieSearch.untileable`; then see `decide_more`), then bring its upper bound down to the leaves not
+        lost. Done here once for every way leaves get lost: a bound left stale made a decided placement look better
+        than it is, which ended the search before a better undecided one was scored."""
         score = scores[key]
         if not score.classes_tested:
             score.classes_tested = True
             for child, keep, sub, offset, _ in score.ways:
                 if child.h:
-                    lost = _untileable(child.field, child.h, sub, keep) << offset
+                    lost = search.untileable(child.field, child.h, sub, keep) << offset
                     score.lost |= lost
                     note_lost(lost)
         else:

@@ -183,6 +183,22 @@ class TrieSearch:
         left = sum(node.max_counts) + (held is not None)
         return needed <= left and walls_ok(bits, h) and self._tileable(bits, h, self._counts(node, held))
 
+    def untileable(self, bits: Bitboard, h: int, node: Node, held: Piece | None, among: int | None = None) -> int:
+        """The leaves of `node` (those of `among`, default all) whose pieces cannot fill the field, the state test
+        per class: the buffer's piece and the next `needed` of each leaf (as ai.pc.search); lost whatever the
+        order."""
+        if among is None:
+            among = node.leaves
+        needed = (WIDTH * h - bits.bit_count()) // 4
+        lost = 0
+        for counts, leaves in node.classes(needed):
+            if leaves & among:
+                if held is not None:
+                    counts = counts[:held] + (counts[held] + 1,) + counts[held + 1 :]
+                if not self._tileable(bits, h, counts):
+                    lost |= leaves
+        return lost
+
     def _tileable(self, bits: Bitboard, h: int, counts: tuple[int, ...]) -> bool:
         """The state test of ai.pc.search: order-free, or with hard drops only in an order of row clears."""
         if self.gen.soft_drop:
@@ -236,13 +252,7 @@ class TrieSearch:
             return 0
         asked = wanted
         # the pieces that can still be placed: the buffer's and the next `needed` of each leaf (as ai.pc.search)
-        needed = (WIDTH * h - bits.bit_count()) // 4
-        for counts, leaves in node.classes(needed):
-            if leaves & wanted:
-                if held is not None:
-                    counts = counts[:held] + (counts[held] + 1,) + counts[held + 1 :]
-                if not self._tileable(bits, h, counts):
-                    wanted &= ~leaves
+        wanted &= ~self.untileable(bits, h, node, held, wanted)
         if not wanted:
             self.memo[key] = (won, decided | asked)
             return won
