@@ -36,7 +36,6 @@ from ai.pc import opening
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
 from ai.pc.percent import Node, Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for, step_of
-from ai.pc.tiling import tileable
 from game.board import WIDTH, Bitboard, Board
 from game.pieces import Piece
 from game.rules import Rules, per_rules
@@ -512,21 +511,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             if (score.losses < MAX_SINGLE_LOSSES or (refuting and score.misses < MAX_REFUTING_MISSES)) and (
                 keep is not None or not use_hold
             ):
-                # futures other placements lost: they are the likeliest to be lost here too
-                while True:
-                    leaf = next_leaf(need, offset, refuting)
-                    sequence = leaf_sequence(sub, leaf)
-                    counts = [0] * 7
-                    for piece in sequence if keep is None else (keep, *sequence):
-                        counts[piece] += 1
-                    if tileable(child.field, child.h, tuple(counts)):
-                        break
-                    # these very pieces cannot fill the field: lost, no search needed
-                    score.lost |= 1 << (leaf + offset)
-                    note_lost(1 << (leaf + offset))
-                    need &= ~(1 << leaf)
-                    if not need:
-                        return
+                # futures other placements lost: they are the likeliest to be lost here too (those whose very pieces
+                # cannot fill the field were lost by the placement's first refine)
+                leaf = next_leaf(need, offset, refuting)
+                sequence = leaf_sequence(sub, leaf)
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
                     search.truncated = True
