@@ -377,7 +377,9 @@ def test_a_placement_decided_after_a_tiling_loss_is_not_taken_as_the_best() -> N
 
 # Later-PC positions of bench/pc.py --groups wander (default rules) where most placements are ruled out by
 # losses alone: single searches past the first two, on the futures most placements lost, and leaves lost by
-# their pieces' counts (ai.pc.chance's docstring). (field, lines, piece in play, previews, hold, bag, hold spent)
+# their pieces' counts (ai.pc.chance's docstring); the first three also win futures by `widen`'s trie searches (a
+# mutation winning every future asked there fails them). (field, lines, piece in play, previews, hold, bag, hold
+# spent)
 RULED_OUT = [
     (0xF, 4, "T", "ZJLOS", "S", "", False),  # 205 of 210 futures; s6pc10k1, 0.5 s before the losses-only rules
     (0xF, 4, "S", "ZJLOS", "T", "", True),  # the same with hold pressed

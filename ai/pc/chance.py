@@ -12,8 +12,10 @@ Method (exact): every future is a leaf of a trie. Per next placement the leaves 
 placement with the highest upper bound is refined until it is decided, so once the best one is exact no other
 needs scoring (a placement winning every future ends the search at once). Refining mostly means one
 single-queue search for an undecided leaf: the PC it finds is kept as an arrangement (`ai.pc.cover`), which
-wins every leaf that can build it, usually dozens at once. After a few single searches prove leaves lost, the
-rest of that placement goes to the exhaustive trie search (`ai.pc.percent.TrieSearch`, compiled).
+wins every leaf that can build it, usually dozens at once; with many leaves still open, one trie search from the
+state a few placements before the end of that PC wins those it still clears in other ways (`widen`). After a few
+single searches prove leaves lost, the rest of that placement goes to the exhaustive trie search
+(`ai.pc.percent.TrieSearch`, compiled).
 
 Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
 (the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 
 from ai.pc import opening
 from ai.pc.cover import Arrangement, ArrangementStore, leaf_sequence
+from ai.pc.field import clear_full_rows
 from ai.pc.percent import Node, Trie, TrieSearch
 from ai.pc.search import Problem, Solution, Step, gc_paused, searcher_for, step_of
 from game.board import WIDTH, Bitboard, Board
@@ -52,6 +55,14 @@ MAX_REFUTING_MISSES = 8
 # ... and only while it needs at most this many more losses to be ruled out: one exhaustive search per loss costs
 # more than the trie search for many (bench/pc.py --groups firsts: unlimited, one position took 2.2 s)
 MAX_REFUTING_NEED = 16
+# after a single search finds a PC while the placement may still be the best, the futures still open below the
+# state this many placements before the end of that PC, if at least WIDEN_MIN, go to one trie search from it
+# (bench/pc.py's recorded questions, asked both ways: held sum -6%, slowest 377 -> 311 ms; firsts -7%, 667 -> 624;
+# holding -8%; wander -1%, slowest 256 -> 223, p99 85 -> 74; follow +5%). Five placements before the end is about
+# where the pieces shown run out and the futures part; from an earlier state the trie search costs more, and for
+# a few futures a single search is as cheap and brings an arrangement.
+WIDEN_REST = 5
+WIDEN_MIN = 40
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
 _PC_NUMBER = {7: 1, 4: 2, 1: 3, 5: 4, 2: 5, 6: 6, 3: 7}
 
@@ -469,6 +480,34 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             other.upper = weight(other.reach & ~other.lost & ~hopeless[0])
         return True
 
+    def widen(score: _Score, child, keep, sub: Node, offset: int, sequence, steps) -> None:
+        """Win the placement's open futures that the state WIDEN_REST placements before the end of a PC just
+        found (for the future `sequence`, from `child` with `keep` in the buffer) still clears, by one trie search
+        from that state: an arrangement only wins futures that build the same cells, where that state's last
+        placements may be any."""
+        bits, h, held, node, base = child.field, child.h, keep, sub, offset
+        used = 0  # pieces of `sequence` consumed (the buffer model of ai.pc.search)
+        for done, step in enumerate(steps):
+            if len(steps) - done <= WIDEN_REST:  # (a shorter PC: from `child` itself)
+                need = (undecided(score) >> base) & node.leaves
+                if need.bit_count() >= WIDEN_MIN:
+                    got = search.run(bits, h, held, node, need)
+                    if not search.truncated:
+                        score.won |= (got & node.leaves) << base
+                        score.lower = weight(score.won)
+                return
+            if used < len(sequence):
+                piece = sequence[used]
+                if step.piece != piece:  # the buffer's piece went down, the queue's took its place
+                    held = piece
+                base += node.offsets[piece]
+                node = node.children[piece]
+                used += 1
+            else:  # the queue is used up: the buffer's piece goes down
+                held = None
+            bits, cleared = clear_full_rows(bits | step.mask, h)
+            h -= cleared
+
     def refine(key: tuple[Piece, int]) -> None:
         """Decide more of this placement's undecided leaves (the first time, those whose pieces cannot tile its
         field, `TrieSearch.untileable`; then see `decide_more`), then bring its upper bound down to the leaves not
@@ -526,6 +565,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 elif solutions:
                     score.misses += refuting
                     score.add(remember(key, solutions[0].steps), weight, token, use_hold)
+                    if not refuting:
+                        widen(score, child, keep, sub, offset, sequence, solutions[0].steps)
                 else:
                     root_leaf = leaf + offset
                     score.lost |= 1 << root_leaf
