@@ -2,6 +2,7 @@
 
     python bench/pc.py [--groups empty,setups,nohold,harddrop,midpc,percent,chance] [--keep-caches]
     python bench/pc.py --against REV      # the same groups for git revision REV and this tree, interleaved
+    python bench/pc.py --against REV --same-questions --groups wander,follow   # REV asked what this tree asked
 
 Groups (thread CPU ms per search, first solution; every case starts with empty caches unless --keep-caches,
 so each number is a cold search in a warm interpreter, the fair match for solution-finder's warm-JVM figure):
@@ -51,6 +52,10 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             the futures the best placement loses, for every placement (the least any placement must lose to be
             no better), with how many placements that alone rules out. What the method must at least do there.
 Prints n, solvable count, median / p99 / max, and for `empty`/`setups` solution-finder's warm median.
+
+With --against, `wander` and `follow` play each tree's own games: where two placements are equally good, the tree
+names one or the other, and the games part from there (n differs). --same-questions asks REV the very questions
+this tree asked in those groups, game by game with caches cleared as before, and checks the chances are equal.
 """
 
 from __future__ import annotations
@@ -120,6 +125,65 @@ def clear_caches() -> None:
             shared.forget()
     except (ImportError, AttributeError):  # without numba, or an older tree (--against) laid out otherwise
         pass
+
+
+# --same-questions: the questions `wander` and `follow` ask, recorded by this tree and asked again by the other
+# one. Plain data (ints), so the other tree rebuilds them with its own classes.
+_RECORDED: list[list[dict]] | None = None
+
+
+def _record_game() -> None:
+    if _RECORDED is not None:
+        _RECORDED.append([])
+
+
+def _record(ident: str, rules_name: str, args: tuple, spent: bool, chance: float) -> None:
+    """One question as pc_chance was asked it: (bits, current, queue, hold, bag state, bag, rules, lines)."""
+    if _RECORDED is None:
+        return
+    bits, current, queue, hold, state, _, _, lines = args
+    _RECORDED[-1].append(
+        {
+            "id": ident,
+            "rules": rules_name,
+            "bits": bits,
+            "current": int(current),
+            "queue": [int(p) for p in queue],
+            "hold": None if hold is None else int(hold),
+            "state": [int(p) for p in state],
+            "lines": lines,
+            "spent": spent,
+            "chance": chance,
+        }
+    )
+
+
+def _replay_group(path: str) -> dict:
+    """The recorded questions asked again in order, caches cleared per game; chances as asked."""
+    from ai.pc.chance import pc_chance
+    from ai.pc.opening import RULES
+    from game.pieces import Piece
+    from game.randomizer import make_randomizer
+
+    games = json.loads(Path(path).read_text())
+    for rules_name in {q["rules"] for game in games for q in game}:
+        _warm_up(RULES[rules_name])
+    bag = make_randomizer("7bag", 0)
+    times, exact, ids, chances = [], 0, [], []
+    for game in games:
+        clear_caches()
+        for q in game:
+            hold = None if q["hold"] is None else Piece(q["hold"])
+            queue = [Piece(p) for p in q["queue"]]
+            state = tuple(Piece(p) for p in q["state"])
+            started = time.thread_time()
+            current, rules, spent = Piece(q["current"]), RULES[q["rules"]], q["spent"]
+            result = pc_chance(q["bits"], current, queue, hold, state, bag, rules, q["lines"], hold_spent=spent)
+            times.append((time.thread_time() - started) * 1000)
+            exact += not result.approximate
+            ids.append(q["id"])
+            chances.append(result.chance)
+    return {"times": times, "solvable": exact, "ids": ids, "chances": chances}
 
 
 def loop_position(ident: str, rules) -> tuple[list, object]:
@@ -313,6 +377,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
     times, exact, ids = [], 0, []
     for seed in seeds:
         clear_caches()  # a new game: what a fresh worker knows
+        _record_game()
         stream = bag_stream(seed, pcs * 2 + 3)
         r, hold, pc, placed, bits, h = 0, None, 1, 0, 0, 4
         while pc <= pcs:
@@ -324,6 +389,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             times.append((time.thread_time() - started) * 1000)
             exact += not result.approximate
             ids.append(f"s{seed}pc{pc}k{placed}")
+            _record(ids[-1], "srs", (bits, current, queue, hold, state, bag, rules, h), False, result.chance)
             step = shown.solutions[0].steps[0] if shown.solutions else result.best_placement
             if step is None:
                 break  # no PC any more: this game ends here
@@ -444,10 +510,12 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
         result = pc_chance(bits, current, queue, hold, state, bag, rules, h, hold_spent=spent)
         times.append((time.thread_time() - started) * 1000)
         ids.append(ident)
+        _record(ident, "srs-180", (bits, current, queue, hold, state, bag, rules, h), spent, result.chance)
         return result
 
     for seed in seeds:
         clear_caches()  # a new game: what a fresh worker knows
+        _record_game()
         rng = random.Random(seed)
         stream = bag_stream(seed, 40)
         r, hold, bits, h, pc, placed = 0, None, 0, 4, 1, 0
@@ -700,19 +768,37 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     return text
 
 
+def _json_group(args: argparse.Namespace) -> dict:
+    """One group's numbers in this tree (a subprocess of --against): played, recorded as played, or replayed."""
+    global _RECORDED
+    if args.replay:
+        return _replay_group(args.replay)
+    _RECORDED = [] if args.record else None
+    data = run_group(args.json_group, args.keep_caches)
+    if _RECORDED is not None:
+        Path(args.record).write_text(json.dumps(_RECORDED))
+        data["chances"] = [q["chance"] for game in _RECORDED for q in game]
+    return data
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", default=",".join(GROUPS))
     parser.add_argument("--keep-caches", action="store_true")
     parser.add_argument("--against", metavar="REV", help="also time git revision REV, group by group")
+    parser.add_argument(
+        "--same-questions", action="store_true", help="with --against: REV is asked this tree's wander/follow questions"
+    )
     parser.add_argument("--json-group", help=argparse.SUPPRESS)  # internal: one group, JSON out
+    parser.add_argument("--record", help=argparse.SUPPRESS)  # internal: with --json-group, write the questions here
+    parser.add_argument("--replay", help=argparse.SUPPRESS)  # internal: with --json-group, ask these questions
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if not CASES.exists():
         print(f"no cases at {CASES}")
         return 1
     if args.json_group:
-        print(json.dumps(run_group(args.json_group, args.keep_caches)))
+        print(json.dumps(_json_group(args)))
         return 0
     groups = [g for g in args.groups.split(",") if g]
     trees = [("this", ROOT)]
@@ -728,6 +814,8 @@ def main() -> int:
         (old / "bench" / "pc.py").write_text(Path(__file__).read_text())
         (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
         trees = [(args.against[:7], old), ("this", ROOT)]
+        if args.same_questions:  # this tree asks first, REV is asked the same
+            trees.reverse()
     rows = _rows()
     warm = {
         "empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
@@ -746,12 +834,18 @@ def main() -> int:
                 command = [sys.executable, str(tree / "bench" / "pc.py"), "--json-group", name]
                 if args.keep_caches:
                     command.append("--keep-caches")
+                if args.same_questions and name in ("wander", "follow"):
+                    asked = str(Path(tmp.name) / f"{name}.json")  # type: ignore[union-attr]
+                    command += ["--record", asked] if tree == ROOT else ["--replay", asked]
                 out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
                 data = json.loads(out.stdout.strip().splitlines()[-1])
             results[label] = data
             print(_line(label, name, data, warm.get(name)), flush=True)
         if len(results) == 2:
             old_data, new_data = results.values()
+            if "chances" in old_data and "chances" in new_data:
+                differ = sum(a != b for a, b in zip(old_data["chances"], new_data["chances"]))
+                print(f"        same {len(new_data['chances'])} questions; chances differ at {differ}")
             if old_data["solvable"] != new_data["solvable"] and name not in (
                 "chance",
                 "live",
