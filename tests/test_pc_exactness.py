@@ -376,15 +376,16 @@ def test_a_placement_decided_after_a_tiling_loss_is_not_taken_as_the_best() -> N
 
 
 # Later-PC positions of bench/pc.py --groups wander (default rules) where most placements are ruled out by
-# losses alone: single searches past the first two, on the futures most placements lost, and leaves lost by
-# their pieces' counts (ai.pc.chance's docstring); the first three also win futures by `widen`'s trie searches (a
-# mutation winning every future asked there fails them). (field, lines, piece in play, previews, hold, bag, hold
-# spent)
+# losses alone: leaves lost by their pieces' counts, and the trie search asked only for about as many of the futures
+# most placements lost as a placement is short of (ai.pc.chance's docstring; a mutation marking the futures not
+# asked as lost fails all of them); all but the fourth also win futures by `widen`'s trie searches (a mutation winning
+# every future asked there fails them). (field, lines, piece in play, previews, hold, bag, hold spent)
 RULED_OUT = [
     (0xF, 4, "T", "ZJLOS", "S", "", False),  # 205 of 210 futures; s6pc10k1, 0.5 s before the losses-only rules
     (0xF, 4, "S", "ZJLOS", "T", "", True),  # the same with hold pressed
     (0x802018, 4, "I", "LJSTO", "Z", "", False),  # 203 of 210
     (0x100E, 4, "I", "OLJIL", "S", "OSTZ", False),  # 18 of 24
+    (0x180C, 4, "T", "LSOLO", "J", "IJSTZ", False),  # 48 of 60, ~70 placements short of 12 losses each (s1pc13k1)
 ]
 
 

@@ -19,11 +19,8 @@ single searches prove leaves lost, the rest of that placement goes to the exhaus
 
 Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
 (the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
-better lower bound, its single searches go on past a few losses, each on the undecided future lost by the most
-placements so far, until MAX_REFUTING_MISSES of them have found a PC instead (and while it needs at most
-MAX_REFUTING_NEED more losses). The trie search would decide all of its futures, where a handful of losses is all
-that is needed (bench/pc.py --groups wander: the slowest later-PC position 570-620 ms -> 250-360 ms, the sum
-4-10% less).
+better lower bound, its trie search is asked only for about as many futures as it is short of losses, those the
+most placements lost first (`trie_wanted`), where it would decide all of them.
 """
 
 from __future__ import annotations
@@ -45,18 +42,13 @@ from game.rules import Rules, per_rules
 
 MAX_FUTURES = 20_000
 # single-queue searches that find no PC before the remaining futures of a placement go to the trie search; a
-# failed single search costs about as much as the compiled trie search for all of them (bench/pc.py --groups
-# chance: the worst loop position took 698 ms with 16, 463 ms with 2, 531 ms with 1)
-MAX_SINGLE_LOSSES = 2
-# single searches that find a PC while the placement is being ruled out (another one has a better lower bound)
-# before its remaining futures go to the trie search (bench/pc.py --groups wander: 3 -> max 260 ms, 8 -> 230-250,
-# 16 to unlimited no better)
-MAX_REFUTING_MISSES = 8
-# ... and only while it needs at most this many more losses to be ruled out: one exhaustive search per loss costs
-# more than the trie search for many (bench/pc.py --groups firsts: unlimited, one position took 2.2 s)
-MAX_REFUTING_NEED = 16
-# after a single search finds a PC while the placement may still be the best, the futures still open below the
-# state this many placements before the end of that PC, if at least WIDEN_MIN, go to one trie search from it
+# failed single search costs about as much as the compiled trie search for all of them, and once the trie search
+# is asked only for what ruling out needs (`trie_wanted`), one is enough (recorded questions of bench/pc.py asked
+# both ways, 2 -> 1: held sum -16%, 9 -> 3 over 200 ms; firsts -10%; wander -11%, 3 -> 1 over; holding -9%;
+# follow and chance the same; 0: wander's slowest 1.1 s)
+MAX_SINGLE_LOSSES = 1
+# after a single search finds a PC, the placement's futures still open below the state this many placements
+# before the end of that PC, if at least WIDEN_MIN, go to one trie search from it
 # (bench/pc.py's recorded questions, asked both ways: held sum -6%, slowest 377 -> 311 ms; firsts -7%, 667 -> 624;
 # holding -8%; wander -1%, slowest 256 -> 223, p99 85 -> 74; follow +5%). Five placements before the end is about
 # where the pieces shown run out and the futures part; from an earlier state the trie search costs more, and for
@@ -162,7 +154,6 @@ class _Score:
     pending: list = field(default_factory=list)
     hits: int = 0  # usefulness of the pending arrangements (move order)
     classes_tested: bool = False  # the classes of leaves that cannot tile its field are lost already
-    misses: int = 0  # single searches that found a PC while it was being ruled out
 
     def add(self, arrangement: Arrangement, weight, token: object, use_hold: bool) -> None:
         """Win every leaf the arrangement builds, through any of the ways this placement can happen."""
@@ -445,11 +436,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             wanted = most_lost(wanted, offset, int(losses_short) + 4)
         return wanted
 
-    def next_leaf(need: int, offset: int, refuting: bool) -> int:
-        """The leaf of `need` (numbered from `offset`) to search alone: while the placement is being ruled out, the
-        one the most placements lost so far; else the first one lost elsewhere (the most lost one there:
-        bench/pc.py --groups firsts +20%)."""
-        hard = most_lost(need, offset, 1) if refuting else (need & (lost_anywhere[0] >> offset) or need)
+    def next_leaf(need: int, offset: int) -> int:
+        """The leaf of `need` (numbered from `offset`) to search alone: the first one lost elsewhere (the most lost
+        one there: bench/pc.py --groups firsts +20%)."""
+        hard = need & (lost_anywhere[0] >> offset) or need
         return (hard & -hard).bit_length() - 1
 
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
@@ -545,14 +535,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
-            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
-            refuting = best_lower[0] > score.lower and losses_short <= MAX_REFUTING_NEED
-            if (score.losses < MAX_SINGLE_LOSSES or (refuting and score.misses < MAX_REFUTING_MISSES)) and (
-                keep is not None or not use_hold
-            ):
+            if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
                 # futures other placements lost: they are the likeliest to be lost here too (those whose very pieces
                 # cannot fill the field were lost by the placement's first refine)
-                leaf = next_leaf(need, offset, refuting)
+                leaf = next_leaf(need, offset)
                 sequence = leaf_sequence(sub, leaf)
                 left_ms = None if deadline is None else (deadline - time.perf_counter()) * 1000
                 if left_ms is not None and left_ms <= 0:
@@ -563,10 +549,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:
-                    score.misses += refuting
                     score.add(remember(key, solutions[0].steps), weight, token, use_hold)
-                    if not refuting:
-                        widen(score, child, keep, sub, offset, sequence, solutions[0].steps)
+                    widen(score, child, keep, sub, offset, sequence, solutions[0].steps)
                 else:
                     root_leaf = leaf + offset
                     score.lost |= 1 << root_leaf
@@ -574,6 +558,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
                         score.losses += 1
                 return
+            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
             wanted = trie_wanted(need, offset, score, losses_short)
             got = search.run(child.field, child.h, keep, sub, wanted)
             if search.truncated:
