@@ -13,8 +13,8 @@ placement with the highest upper bound is refined until it is decided, so once t
 needs scoring (a placement winning every future ends the search at once). Refining mostly means one
 single-queue search for an undecided leaf: the PC it finds is kept as an arrangement (`ai.pc.cover`), which
 wins every leaf that can build it, usually dozens at once; with many leaves still open, one trie search from the
-state a few placements before the end of that PC wins those it still clears in other ways (`widen`). After a few
-single searches prove leaves lost, the rest of that placement goes to the exhaustive trie search
+state a few placements before the end of that PC wins those it still clears in other ways (`widen`). Once a
+single search proves a leaf lost, the rest of that placement goes to the exhaustive trie search
 (`ai.pc.percent.TrieSearch`, compiled).
 
 Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
@@ -48,11 +48,11 @@ MAX_FUTURES = 20_000
 # follow and chance the same; 0: wander's slowest 1.1 s)
 MAX_SINGLE_LOSSES = 1
 # after a single search finds a PC, the placement's futures still open below the state this many placements
-# before the end of that PC, if at least WIDEN_MIN, go to one trie search from it
-# (bench/pc.py's recorded questions, asked both ways: held sum -6%, slowest 377 -> 311 ms; firsts -7%, 667 -> 624;
-# holding -8%; wander -1%, slowest 256 -> 223, p99 85 -> 74; follow +5%). Five placements before the end is about
-# where the pieces shown run out and the futures part; from an earlier state the trie search costs more, and for
-# a few futures a single search is as cheap and brings an arrangement.
+# before the end of that PC, if at least WIDEN_MIN, go to one trie search from it (bench/pc.py's recorded
+# questions, asked both ways, with MAX_SINGLE_LOSSES 2 then: held sum -6%, slowest 377 -> 311 ms; firsts -7%,
+# 667 -> 624; holding -8%; wander -1%, slowest 256 -> 223, p99 85 -> 74; follow +5%). Five placements before the
+# end is about where the pieces shown run out and the futures part; from an earlier state the trie search costs
+# more, and for a few futures a single search is as cheap and brings an arrangement.
 WIDEN_REST = 5
 WIDEN_MIN = 40
 # pieces left in the bag when the PC starts -> which PC of the 7-bag loop it is
@@ -426,13 +426,14 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         ranked.sort()
         return sum(1 << at for _, at in ranked[:count])
 
-    def trie_wanted(need: int, offset: int, score: _Score, losses_short: float) -> int:
+    def trie_wanted(need: int, offset: int, score: _Score) -> int:
         """The leaves of `need` to ask the trie search for: the futures lost elsewhere first (they share most of
         their search); while another placement is better, only as many of them as this one is short of losses
         (and 4 more), most lost first (bench/pc.py --groups firsts: median 300 -> 212 ms, held -6%, holding -11%,
         follow's slowest 347 -> 247 ms; chance and wander the same)."""
         wanted = need & (lost_anywhere[0] >> offset) or need
         if best_lower[0] > score.lower:
+            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
             wanted = most_lost(wanted, offset, int(losses_short) + 4)
         return wanted
 
@@ -558,8 +559,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
                         score.losses += 1
                 return
-            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
-            wanted = trie_wanted(need, offset, score, losses_short)
+            wanted = trie_wanted(need, offset, score)
             got = search.run(child.field, child.h, keep, sub, wanted)
             if search.truncated:
                 return
