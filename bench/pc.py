@@ -137,11 +137,12 @@ def _record_game() -> None:
         _RECORDED.append([])
 
 
-def _record(ident: str, rules_name: str, args: tuple, spent: bool, chance: float) -> None:
-    """One question as pc_chance was asked it: (bits, current, queue, hold, bag state, bag, rules, lines)."""
+def _record(
+    ident: str, rules_name: str, bits, current, queue, hold, state, lines: int, spent: bool, chance: float
+) -> None:
+    """One question as pc_chance was asked it (the bag is a 7-bag; `state` the pieces left in it)."""
     if _RECORDED is None:
         return
-    bits, current, queue, hold, state, _, _, lines = args
     _RECORDED[-1].append(
         {
             "id": ident,
@@ -176,8 +177,8 @@ def _replay_group(path: str) -> dict:
             hold = None if q["hold"] is None else Piece(q["hold"])
             queue = [Piece(p) for p in q["queue"]]
             state = tuple(Piece(p) for p in q["state"])
-            started = time.thread_time()
             current, rules, spent = Piece(q["current"]), RULES[q["rules"]], q["spent"]
+            started = time.thread_time()
             result = pc_chance(q["bits"], current, queue, hold, state, bag, rules, q["lines"], hold_spent=spent)
             times.append((time.thread_time() - started) * 1000)
             exact += not result.approximate
@@ -389,7 +390,7 @@ def _follow_group(seeds: tuple[int, ...] = CHANCE_SEEDS, pcs: int = 7) -> dict:
             times.append((time.thread_time() - started) * 1000)
             exact += not result.approximate
             ids.append(f"s{seed}pc{pc}k{placed}")
-            _record(ids[-1], "srs", (bits, current, queue, hold, state, bag, rules, h), False, result.chance)
+            _record(ids[-1], "srs", bits, current, queue, hold, state, h, False, result.chance)
             step = shown.solutions[0].steps[0] if shown.solutions else result.best_placement
             if step is None:
                 break  # no PC any more: this game ends here
@@ -510,7 +511,7 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
         result = pc_chance(bits, current, queue, hold, state, bag, rules, h, hold_spent=spent)
         times.append((time.thread_time() - started) * 1000)
         ids.append(ident)
-        _record(ident, "srs-180", (bits, current, queue, hold, state, bag, rules, h), spent, result.chance)
+        _record(ident, "srs-180", bits, current, queue, hold, state, h, spent, result.chance)
         return result
 
     for seed in seeds:
@@ -805,11 +806,12 @@ def main() -> int:
     tmp = None
     if args.against:
         tmp = tempfile.TemporaryDirectory()
-        old = Path(tmp.name) / "tree"
+        scratch = Path(tmp.name)  # REV's tree, and the questions recorded for --same-questions
+        old = scratch / "tree"
         old.mkdir()
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.against], check=True, capture_output=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-        (Path(tmp.name) / "shared").symlink_to(ROOT.parent / "shared")
+        (scratch / "shared").symlink_to(ROOT.parent / "shared")
         # this bench (and the loop positions it uses) run against the old package
         (old / "bench" / "pc.py").write_text(Path(__file__).read_text())
         (old / "ai" / "pc" / "loop.py").write_text((ROOT / "ai" / "pc" / "loop.py").read_text())
@@ -835,7 +837,7 @@ def main() -> int:
                 if args.keep_caches:
                     command.append("--keep-caches")
                 if args.same_questions and name in ("wander", "follow"):
-                    asked = str(Path(tmp.name) / f"{name}.json")  # type: ignore[union-attr]
+                    asked = str(scratch / f"{name}.json")
                     command += ["--record", asked] if tree == ROOT else ["--replay", asked]
                 out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
                 data = json.loads(out.stdout.strip().splitlines()[-1])
