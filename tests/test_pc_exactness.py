@@ -385,7 +385,7 @@ RULED_OUT = [
     (0xF, 4, "S", "ZJLOS", "T", "", True),  # the same with hold pressed
     (0x802018, 4, "I", "LJSTO", "Z", "", False),  # 203 of 210
     (0x100E, 4, "I", "OLJIL", "S", "OSTZ", False),  # 18 of 24
-    (0x180C, 4, "T", "LSOLO", "J", "IJSTZ", False),  # 48 of 60, ~70 placements short of 12 losses each (s1pc13k1)
+    (0x180C, 4, "T", "LSOLO", "J", "IJSTZ", False),  # 48 of 60, 50 placements each short of 12 losses (s1pc13k1)
 ]
 
 
