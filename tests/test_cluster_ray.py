@@ -222,11 +222,17 @@ def test_a_lost_actor_is_restarted_and_its_games_played_again_but_a_task_error_s
 
 @pytest.mark.parametrize("seconds", [1.5, 4.0])
 def test_ctrl_c_while_ray_starts_leaves_nothing_running(tmp_path, seconds: float) -> None:
-    """Ray's own processes do not take the terminal's Ctrl+C: the run stops them in order, even mid-start."""
+    """Ray's own processes do not take the terminal's Ctrl+C: the run stops them in order, even mid-start.
+    By 4 s a generation may have finished on a fast machine, so the checkpoint is checked against the weights
+    written, not against a generation count."""
     out = tmp_path / "w.toml"
     status, err, family, left = interrupt_training(
         [*LONG_CEM, "--backend", "ray", "--workers", "2"], out, after_generation=0, then_seconds=seconds
     )
     assert status == 130 and left == [], (err, left)
     assert len(family) >= 2 and "Traceback" not in err
-    assert json.loads(out.with_suffix(".ckpt.json").read_text())["generation"] == 0 and out.exists()
+    state = json.loads(out.with_suffix(".ckpt.json").read_text())
+    assert 0 <= state["generation"] < 100
+    from ai.eval import WeightSet
+
+    assert WeightSet.load(out).weights == dict(zip(state["features"], state["mean"]))  # the last finished generation
