@@ -32,6 +32,7 @@ from ai.protocol import (
 )
 from ai.search import Budget, Engine, SearchState, make_engine
 from ai.search import Suggestion as EngineSuggestion
+from ai.worker import freeze_survivors
 from game.rules import Rules, per_rules
 
 QUICK_BUDGET_MS = 2.0
@@ -70,6 +71,7 @@ def start_warm_up() -> threading.Thread:
     def load() -> None:
         try:
             warm_up()
+            freeze_survivors()  # the tables and kernels just loaded: out of every later full collection
         except Exception:  # noqa: BLE001 - no kernels then: the pure-Python engines keep answering
             traceback.print_exc()
         finally:

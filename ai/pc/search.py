@@ -38,9 +38,11 @@ class PCInputError(ValueError):
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector during a search. The searches make no reference cycles (reference
-    counting frees everything), but a full collection walks every object of the move and arrangement caches
-    (millions) and took up to ~200 ms, which made calls overshoot their time budget."""
+    """Pause the cyclic garbage collector during a search. The searches make few reference cycles (a trie search
+    and its compiled kernel, pc_chance's closures: a young collection after the search frees them), but a full
+    collection walks every object of the move and arrangement caches and took up to ~200 ms, which made calls
+    overshoot their time budget. (A full collection can still start at the first allocation of the next call;
+    the worker freezes what it keeps between requests, ai.worker.freeze_survivors.)"""
     if not gc.isenabled():
         yield
         return
