@@ -669,7 +669,10 @@ def _patterns_group() -> dict:
             "started = time.process_time()\n"
             f"result = percent(0, {pattern!r}, rules=Rules.named('srs'))\n"
             "cpu = time.process_time() - started\n"
-            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+            # VmHWM, this process's own peak: ru_maxrss keeps the bench process's size at the fork across the exec
+            "status = open('/proc/self/status').read() if sys.platform == 'linux' else ''\n"
+            "peak = int(status.split('VmHWM:')[1].split()[0]) / 1024 if 'VmHWM:' in status else "
+            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
             "print(json.dumps([result.success, result.total, cpu, peak]))\n"
         )
         out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
