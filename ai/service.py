@@ -43,9 +43,10 @@ QUICK_BUDGET_MS = 2.0
 _kernels_ready = threading.Event()
 
 
-def warm_up() -> None:
+def warm_up(pc: bool = True) -> None:
     """Compile the accelerated kernels, or load them from numba's on-disk cache (about 1 s; 10-20 s the very first
-    time after an install), then let engines use them. Without numba, engines stay pure Python."""
+    time after an install), then let engines use them. Without numba, engines stay pure Python. `pc`: the PC
+    solver's kernels and tables too (about 150 MB; a Tetris Bot Protocol bot asks no PC question)."""
     from ai.search import accelerated_modules
 
     modules = accelerated_modules()
@@ -53,6 +54,8 @@ def warm_up() -> None:
         module.warm_up()
     if modules:
         _kernels_ready.set()
+    if not pc:
+        return
     from ai.pc.api import warm_up as warm_up_pc
 
     warm_up_pc()  # the PC solver's compiled tiling test: loaded now, not by the first PC question

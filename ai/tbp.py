@@ -591,6 +591,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-180", action="store_true", help="let the bot use 180 degree rotations")
 
 
+def load_engine_kernels() -> None:
+    """The bot's warm-up: the engine's compiled kernels, not the PC solver's (a TBP bot asks no PC question; its
+    tables took 0.5 s and about 190 MB more), and then freeze them out of the garbage collector's walks, as the
+    worker does (ai.worker.freeze_survivors)."""
+    from ai.service import warm_up
+    from ai.worker import freeze_survivors
+
+    warm_up(pc=False)
+    freeze_survivors()
+
+
 def run(args: argparse.Namespace) -> int:
     from game.rotation import KickTableError
 
@@ -603,12 +614,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
-    def warm_up() -> None:
-        from ai.service import warm_up as load_kernels
-
-        load_kernels()
-
-    bot = TbpBot(engine_search, budget_ms=args.budget_ms, rules=rules, warm_up=warm_up)
+    bot = TbpBot(engine_search, budget_ms=args.budget_ms, rules=rules, warm_up=load_engine_kernels)
     # The thinker holds the GIL while it searches; a short switch interval lets the reading thread take the next
     # line (a new position, or a suggest to answer) within a millisecond instead of the default 5.
     sys.setswitchinterval(0.0005)

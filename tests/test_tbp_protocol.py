@@ -471,3 +471,25 @@ class TestFuzzFindings:
         before = bot.state
         assert bot.handle(message) == []
         assert bot.state is before
+
+
+def test_the_bots_warm_up_loads_the_engine_kernels_and_not_the_pc_solver(monkeypatch) -> None:
+    """A TBP bot asks no PC question: its warm-up skips the PC solver's kernels and tables, which the worker's
+    warm-up loads."""
+    import gc
+    import importlib.util
+
+    import ai.pc.api
+    from ai.service import kernels_ready, warm_up
+    from ai.tbp import load_engine_kernels
+
+    loaded: list[str] = []
+    monkeypatch.setattr(ai.pc.api, "warm_up", lambda: loaded.append("pc"))
+    try:
+        load_engine_kernels()
+        assert loaded == []
+        assert kernels_ready() or importlib.util.find_spec("numba") is None
+        warm_up()  # the worker's
+        assert loaded == ["pc"]
+    finally:
+        gc.unfreeze()  # the rest of the test run keeps the usual collector
