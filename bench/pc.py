@@ -47,6 +47,8 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             panel half the time and otherwise plays a flat spot of their own (hold pressed or not, by the seed)
             that still makes the PC with the pieces really coming, through the PCs until the chance is 0; the
             positions right after a hold press are asked too
+  wander-srs, wander-srsplus
+            `wander` under plain SRS and under SRS+ (with 180), with their tables
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -100,6 +102,8 @@ GROUPS = (
     "held",
     "holding",
     "wander",
+    "wander-srs",
+    "wander-srsplus",
     "floor",
 )
 
@@ -294,6 +298,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "held": lambda: _seconds_group("held"),
         "holding": lambda: _seconds_group("holding"),
         "wander": _wander_group,
+        "wander-srs": lambda: _wander_group(rules_name="srs"),
+        "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -465,6 +471,7 @@ def _seconds_group(hold: str = "") -> dict:
 
 
 WANDER_SEEDS = tuple(range(1, 13))
+WANDERS = ("wander", "wander-srs", "wander-srsplus")  # the same games under each rule set with tables
 
 
 def own_spot(stream: list, r: int, hold, bits: int, h: int, rules, rng: random.Random, hold_spent: bool = False):
@@ -499,7 +506,7 @@ def own_spot(stream: list, r: int, hold, bits: int, h: int, rules, rng: random.R
     return None
 
 
-def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
+def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-180") -> dict:
     """The live chance as the worker is asked it, default rules, tables on, along games where the player follows
     the panel's advice half the time and otherwise plays a spot of their own: a placement a hard drop reaches
     that covers no empty cell, of the piece in play or, hold pressed, of the other one, from which the pieces
@@ -510,7 +517,7 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
     from ai.pc.opening import RULES
     from game.randomizer import make_randomizer
 
-    rules = RULES["srs-180"]
+    rules = RULES[rules_name]
     _warm_up(rules)
     bag = make_randomizer("7bag", 0)
     times, exact, ids = [], 0, []
@@ -524,7 +531,7 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS) -> dict:
         result = pc_chance(bits, current, queue, hold, state, bag, rules, h, hold_spent=spent)
         times.append((time.thread_time() - started) * 1000)
         ids.append(ident)
-        _record(ident, "srs-180", bits, current, queue, hold, state, h, spent, result.chance)
+        _record(ident, rules_name, bits, current, queue, hold, state, h, spent, result.chance)
         return result
 
     for seed in seeds:
@@ -746,32 +753,32 @@ def _movegen_group(rows: list[dict[str, str]]) -> dict:
 def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) -> str:
     times = data["times"]
     if name == "percent":
-        return f"{label:<8}{name:<10}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
+        return f"{label:<8}{name:<16}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
     if name == "movegen":
         ours, game = statistics.median(data["times"]), statistics.median(data["game"])
         return (
-            f"{label:<8}{'movegen':<10}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
+            f"{label:<8}{'movegen':<16}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
             f"ai.pc.movegen {ours:.1f}, game.movegen {game:.1f} ({game / ours:.1f}x); same cells"
         )
     if name == "floor":
         return "\n".join(
-            f"{label:<8}{ident:<10} live {live:6.1f} ms; {n} placements of {futures} futures: every one decided "
+            f"{label:<8}{ident:<16} live {live:6.1f} ms; {n} placements of {futures} futures: every one decided "
             f"{every:6.1f} ms; the best's {lost} lost futures asked of each {lost_ms:5.1f} ms, which rules out "
             f"{out - 1} of the other {n - 1}"
             for ident, live, n, every, lost, lost_ms, out, futures in data["rows"]
         )
     if name == "patterns":
         return "\n".join(
-            f"{label:<8}{'pattern':<10}{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
+            f"{label:<8}{'pattern':<16}{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
             for pattern, success, total, cpu, peak in data["rows"]
         )
     text = (
-        f"{label:<8}{name:<10}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
+        f"{label:<8}{name:<16}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
         f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}"
     )
     if theirs:
         text += f"   sfinder warm median {statistics.median(theirs):.1f}"
-    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "holding", "wander"):
+    if name in ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "holding", *WANDERS):
         text += f"   over 200 ms: {sum(t > 200 for t in times)}"
         slow = sorted(((t, ident) for t, ident in zip(times, data["ids"]) if t > 200), reverse=True)
         if slow:  # which positions, slowest first: where a closer look starts
@@ -840,12 +847,12 @@ def main() -> int:
         "empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
         "setups": [float(r["harness_ms_warm"]) for r in rows if r["setup"] != "empty"],
     }
-    print(f"{'tree':<8}{'group':<10}{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
+    print(f"{'tree':<8}{'group':<16}{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
     for name in groups:
         results = {}
         for label, tree in trees:
             if name == "floor" and tree != ROOT:
-                print(f"{label:<8}floor     (this tree only: it takes apart this tree's chance search)")
+                print(f"{label:<8}floor           (this tree only: it takes apart this tree's chance search)")
                 continue
             if len(trees) == 1:
                 data = run_group(name, args.keep_caches)
@@ -853,7 +860,7 @@ def main() -> int:
                 command = [sys.executable, str(tree / "bench" / "pc.py"), "--json-group", name]
                 if args.keep_caches:
                     command.append("--keep-caches")
-                if args.same_questions and name in ("wander", "follow"):
+                if args.same_questions and name in (*WANDERS, "follow"):
                     asked = str(scratch / f"{name}.json")
                     command += ["--record", asked] if tree == ROOT else ["--replay", asked]
                 out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True)
@@ -874,7 +881,7 @@ def main() -> int:
                 "seconds",
                 "held",
                 "holding",
-                "wander",
+                *WANDERS,
             ):
                 print(f"        !! solvable counts differ: {old_data['solvable']} vs {new_data['solvable']}")
     if tmp is not None:
