@@ -1,6 +1,7 @@
 """The worker's garbage-collector policy (ai.worker.freeze_survivors): between requests what the engines keep is
-moved out of the collector's reach, so no full collection walks the caches inside a later search; that is safe
-only because the engines' real requests make no reference cycles, which is checked here too."""
+moved out of the collector's reach, so no full collection walks the caches inside a later search. That is safe
+only if nothing frozen becomes cyclic garbage later (it would never be reclaimed), which is checked here on the
+engines' real requests and idle work."""
 
 from __future__ import annotations
 
