@@ -507,11 +507,12 @@ def own_spot(stream: list, r: int, hold, bits: int, h: int, rules, rng: random.R
 
 
 def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-180") -> dict:
-    """The live chance as the worker is asked it, default rules, tables on, along games where the player follows
-    the panel's advice half the time and otherwise plays a spot of their own: a placement a hard drop reaches
-    that covers no empty cell, of the piece in play or, hold pressed, of the other one, from which the pieces
-    really coming still make the PC (chosen by the seed). Both the position before each placement and, when hold
-    is pressed, the one right after the press are asked. A game goes on through its PCs until the chance is 0."""
+    """The live chance as the worker is asked it, under `rules_name` (the default rules unless told), tables on,
+    along games where the player follows the panel's advice half the time and otherwise plays a spot of their own:
+    a placement a hard drop reaches that covers no empty cell, of the piece in play or, hold pressed, of the other
+    one, from which the pieces really coming still make the PC (chosen by the seed). Both the position before each
+    placement and, when hold is pressed, the one right after the press are asked. A game goes on through its PCs
+    until the chance is 0."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
     from ai.pc.opening import RULES
@@ -786,7 +787,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     if name in ("opening", "seconds", "held", "holding"):
         search = data["search"]
         text += (
-            f"\n{label:<8}{'search':<10}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
+            f"\n{label:<8}{'search':<16}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
             f"{pct(search, 0.99):>10.1f}{max(search):>10.1f}   the same positions without the table"
             f"   over 200 ms: {sum(t > 200 for t in search)}"
         )
