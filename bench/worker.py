@@ -28,7 +28,8 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    piece shown), with thinking ahead and without
 9. later PCs too: games through their PCs, the player following the panel half the time and otherwise playing a
    spot of their own (as bench/pc.py's wander group), resting --rest-ms on each spot: lock -> final chance on
-   screen, with thinking ahead and without
+   screen, with thinking ahead and without; --wander-games and --wander-pieces play more and longer games
+   (60 pieces reach the 6th PC, 180 the 18th)
 """
 
 from __future__ import annotations
@@ -509,7 +510,7 @@ def _wander_game(app, screen, seed: int, think_s: float, rest_s: float, pieces: 
     phase, since, locked_at, how, expected, misplaced = "start", time.perf_counter(), None, "", None, 0
     placed_this_pc, pcs_before, placed = 0, 0, 0
     with Player(app) as player:
-        for now in live_frames(app, screen, 60 * 180):
+        for now in live_frames(app, screen, 60 * 3 * max(60, pieces)):  # 3 s a piece at most (180 s for 60 pieces)
             shown = coach.pc_shown
             if phase == "start" and final_chance_shown(coach):
                 if locked_at is not None:
@@ -642,6 +643,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--settle-ms", type=float, default=0.0, help="part 7: a longer look at the first position (worker warmed up)"
     )
+    parser.add_argument("--wander-games", type=int, help="part 9: games (default 8, --quick 3)")
+    parser.add_argument("--wander-pieces", type=int, help="part 9: pieces per game at most (default 60, --quick 30)")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
@@ -667,7 +670,9 @@ def main(argv: list[str] | None = None) -> int:
         if "8" in args.parts:
             part_own_first_then_hold(app, screen, 4 if args.quick else 10, args.think_ms, rests)
         if "9" in args.parts:
-            part_wander(app, screen, 3 if args.quick else 8, args.think_ms, rests, 30 if args.quick else 60)
+            games = args.wander_games or (3 if args.quick else 8)
+            pieces = args.wander_pieces or (30 if args.quick else 60)
+            part_wander(app, screen, games, args.think_ms, rests, pieces)
     finally:
         app.close_worker()
         pygame.quit()
