@@ -57,16 +57,21 @@ class Family:
 
     name: str  # the tables' file names: <name>_<rules>.txt.gz
     futures: int
-    group_size: int
+    held: bool  # a piece is in hold: groups start with it
     what: str  # the position, for the tables' header
     hold_spent: bool = False  # hold pressed for the piece in play: the next placement is its own
+
+    @property
+    def group_size(self) -> int:
+        """Fields of a group: (held piece,) piece placed, its cells."""
+        return 3 if self.held else 2
 
     def path(self, rules_name: str) -> Path:
         return Path(__file__).with_name(f"{self.name}_{rules_name}.txt.gz")
 
     def groups(self, rules: Rules) -> list[tuple]:
         """Every group, likeliest first (see first_placements); with hold, each held piece in turn."""
-        if self is SECONDS:
+        if not self.held:
             return list(first_placements(rules))
         return [(held, piece, mask) for piece, mask in first_placements(rules) for held in ALL_PIECES if held != piece]
 
@@ -75,19 +80,19 @@ class Family:
         return _orders(*group[: self.group_size - 1])
 
     def solve(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
-        if self is SECONDS:
+        if not self.held:
             return solve_first(rules, *group)
         held, piece, mask = group
         return solve_held(rules, held, piece, mask, self.hold_spent)
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
-SECONDS = Family("seconds", FUTURES, 2, "after each first placement")
+SECONDS = Family("seconds", FUTURES, False, "after each first placement")
 # the first piece held and the second placed: the bag's other five shown, then the next bag's first piece, and
 # that bag's next three not (120 futures)
-HELD = Family("seconds-held", 120, 3, "after the first piece held and the second placed")
+HELD = Family("seconds-held", 120, True, "after the first piece held and the second placed")
 # the first piece placed and hold pressed at the second: the same pieces shown, hold spent (120 futures)
-HOLDING = Family("seconds-holding", 120, 3, "after the first piece placed and hold pressed at the second", True)
+HOLDING = Family("seconds-holding", 120, True, "after the first piece placed and hold pressed at the second", True)
 FAMILIES = (SECONDS, HELD, HOLDING)
 
 
