@@ -28,8 +28,8 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    piece shown), with thinking ahead and without
 9. later PCs too: games through their PCs, the player following the panel half the time and otherwise playing a
    spot of their own (as bench/pc.py's wander group), resting --rest-ms on each spot: lock -> final chance on
-   screen, with thinking ahead and without; --wander-games and --wander-pieces play more and longer games
-   (60 pieces reach the 6th PC, 180 the 18th)
+   screen, with thinking ahead and without; --wander-games and --wander-pieces play more and longer games (60
+   pieces make at most 6 PCs, 180 up to 18; a game ends sooner when its PC is lost)
 """
 
 from __future__ import annotations
