@@ -471,6 +471,14 @@ def _seconds_group(hold: str = "") -> dict:
 
 
 WANDER_SEEDS = tuple(range(1, 13))
+GROUP_WIDTH = 16  # the table's group column: the longest group name (wander-srsplus) and a space
+
+
+def _head(tree: str, group: str) -> str:
+    """The start of a row of the table: the tree's label and the group, in their columns."""
+    return f"{tree:<8}{group:<{GROUP_WIDTH}}"
+
+
 WANDERS = ("wander", "wander-srs", "wander-srsplus")  # the same games under each rule set with tables
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share
@@ -757,27 +765,27 @@ def _movegen_group(rows: list[dict[str, str]]) -> dict:
 def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) -> str:
     times = data["times"]
     if name == "percent":
-        return f"{label:<8}{name:<16}{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
+        return _head(label, name) + f"{'':>5}{data['solvable']:>9}   total {times[0] / 1000:.2f} s thread CPU"
     if name == "movegen":
         ours, game = statistics.median(data["times"]), statistics.median(data["game"])
         return (
-            f"{label:<8}{'movegen':<16}{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
+            _head(label, "movegen") + f"{len(data['times']):>5}{data['solvable']:>9}   median per piece (us): "
             f"ai.pc.movegen {ours:.1f}, game.movegen {game:.1f} ({game / ours:.1f}x); same cells"
         )
     if name == "floor":
         return "\n".join(
-            f"{label:<8}{ident:<16} live {live:6.1f} ms; {n} placements of {futures} futures: every one decided "
+            _head(label, ident) + f" live {live:6.1f} ms; {n} placements of {futures} futures: every one decided "
             f"{every:6.1f} ms; the best's {lost} lost futures asked of each {lost_ms:5.1f} ms, which rules out "
             f"{out - 1} of the other {n - 1}"
             for ident, live, n, every, lost, lost_ms, out, futures in data["rows"]
         )
     if name == "patterns":
         return "\n".join(
-            f"{label:<8}{'pattern':<16}{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
+            _head(label, "pattern") + f"{pattern:>14}  {success:>5}/{total:<5}  {cpu:6.2f} s CPU  {peak:5.0f} MB peak"
             for pattern, success, total, cpu, peak in data["rows"]
         )
     text = (
-        f"{label:<8}{name:<16}{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
+        _head(label, name) + f"{len(times):>5}{data['solvable']:>9}{statistics.median(times):>10.1f}"
         f"{pct(times, 0.99):>10.1f}{max(times):>10.1f}   slowest {data['ids'][times.index(max(times))]}"
     )
     if theirs:
@@ -790,7 +798,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
     if name in ("opening", "seconds", "held", "holding"):
         search = data["search"]
         text += (
-            f"\n{label:<8}{'search':<16}{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
+            "\n" + _head(label, "search") + f"{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
             f"{pct(search, 0.99):>10.1f}{max(search):>10.1f}   the same positions without the table"
             f"   over 200 ms: {sum(t > 200 for t in search)}"
         )
@@ -851,12 +859,12 @@ def main() -> int:
         "empty": [float(r["harness_ms_warm"]) for r in rows if r["setup"] == "empty"],
         "setups": [float(r["harness_ms_warm"]) for r in rows if r["setup"] != "empty"],
     }
-    print(f"{'tree':<8}{'group':<16}{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
+    print(_head("tree", "group") + f"{'n':>5}{'solvable':>9}{'median':>10}{'p99':>10}{'max':>10}   (thread CPU ms)")
     for name in groups:
         results = {}
         for label, tree in trees:
             if name == "floor" and tree != ROOT:
-                print(f"{label:<8}floor           (this tree only: it takes apart this tree's chance search)")
+                print(_head(label, "floor") + "(this tree only: it takes apart this tree's chance search)")
                 continue
             if len(trees) == 1:
                 data = run_group(name, args.keep_caches)
