@@ -30,6 +30,9 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    spot of their own (as bench/pc.py's wander group), resting --rest-ms on each spot: lock -> final chance on
    screen, with thinking ahead and without; --wander-games and --wander-pieces play more and longer games (60
    pieces make at most 6 PCs, 180 up to 18; a game ends sooner when its PC is lost)
+
+--rules plays every part under other rules: srs-180 (the game's default), srs (without 180) or srsplus-180 (SRS+),
+the rule sets that have PC tables (ai.pc.opening.RULES).
 """
 
 from __future__ import annotations
@@ -89,6 +92,19 @@ def summary(name: str, values_ms: list[float], target: str = "") -> None:
 def set_ai(app, **options) -> None:
     s = app.settings
     app.settings = s.model_copy(update={"ai": s.ai.model_copy(update=options)})
+
+
+# --rules: the game settings of each rule set with PC tables (ai.pc.opening.RULES)
+RULE_SETTINGS = {
+    "srs-180": {"rotation": "srs", "allow_180": True},
+    "srs": {"rotation": "srs", "allow_180": False},
+    "srsplus-180": {"rotation": "srs+", "allow_180": True},
+}
+
+
+def set_rules(app, name: str) -> None:
+    s = app.settings
+    app.settings = s.model_copy(update={"rules": s.rules.model_copy(update=RULE_SETTINGS[name])})
 
 
 class Watcher:
@@ -645,12 +661,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--wander-games", type=int, help="part 9: games (default 8, --quick 3)")
     parser.add_argument("--wander-pieces", type=int, help="part 9: pieces per game at most (default 60, --quick 30)")
+    parser.add_argument("--rules", choices=sorted(RULE_SETTINGS), default="srs-180", help="the game's rules")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
     os.environ["STACKCOACH_DATA_DIR"] = str(folder)
     app, screen = testing.make_app(folder, (1280, 720))
-    print(f"window {screen.get_size()}, video driver {pygame.display.get_driver()}, cpus {os.cpu_count()}")
+    set_rules(app, args.rules)
+    print(
+        f"window {screen.get_size()}, video driver {pygame.display.get_driver()}, cpus {os.cpu_count()}, "
+        f"rules {args.rules}"
+    )
     try:
         if "1" in args.parts:
             part_frames(app, screen, 1800 if args.quick else 7200)
