@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from game.rotation import RotationSystem, builtin_system
 
@@ -49,6 +49,18 @@ class Rules:
 
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class PerRules(Protocol[T_co]):
+    """What `per_rules` makes: the builder, shared per rules, with functools.lru_cache's `cache_clear` and
+    `cache_info`."""
+
+    def __call__(self, rules: Rules, *args: Any, **kwargs: Any) -> T_co: ...
+
+    def cache_clear(self) -> None: ...
+
+    def cache_info(self) -> Any: ...
 
 
 class _ByRulesKey:
@@ -69,13 +81,13 @@ class _ByRulesKey:
         return isinstance(other, _ByRulesKey) and self.key == other.key
 
 
-def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], PerRules[T]]:
     """Decorator: `build(rules, *args)` made once per (rules.cache_key(), args) and shared. Solvers and engines keep
     memos that are only valid under the rules they were built for, so a change of rules gets a fresh one; at most
     `limit` are kept, the least recently used dropped first (a functools.lru_cache; `cache_clear` and
     `cache_info` as it offers)."""
 
-    def wrap(build: Callable[..., T]) -> Callable[..., T]:
+    def wrap(build: Callable[..., T]) -> PerRules[T]:
         signature = inspect.signature(build)
         positional = [
             p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
@@ -97,6 +109,6 @@ def per_rules(limit: int = 8) -> Callable[[Callable[..., T]], Callable[..., T]]:
 
         shared.cache_clear = made.cache_clear  # type: ignore[attr-defined]
         shared.cache_info = made.cache_info  # type: ignore[attr-defined]
-        return shared
+        return cast("PerRules[T]", shared)  # the function, with the two attributes just set
 
     return wrap

@@ -74,7 +74,7 @@ class App:
         self.scenes = SceneManager()
         self.screens: Screens = SceneFactory(self)
         self.running = True
-        self.size = size or tuple(self.settings.display.window_size)
+        self.size: tuple[int, int] = size or self.settings.display.window_size
         seed = os.environ.get("STACKCOACH_SEED", "").strip()
         self._seeds = random.Random(int(seed)) if seed.lstrip("-").isdigit() else random.Random()
         # The AI worker is started on the first request (menus never pay for it) and shared by all scenes.
