@@ -163,7 +163,10 @@ def _percent(args: argparse.Namespace, backends: dict) -> None:
     from game.fumen import decode
     from game.rules import Rules
 
-    bits = decode("v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA")[0].field.to_board().bits  # PCO without I
+    field = decode("v115@9gE8EeF8DeG8CeF8NeAgWBAUAAAA")[0].field  # PCO without I
+    if field is None:  # (decode sets every page's field)
+        raise ValueError("the PCO fumen has no field")
+    bits = field.to_board().bits
     pattern = parse_pattern(args.pattern)
     needed = Problem(bits, 4, (), None, True).pieces_needed
     keep = None if needed is None else needed + 1

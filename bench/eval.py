@@ -75,7 +75,8 @@ def played_fields(evaluator: LinearEvaluator, count: int, seed: int) -> list[int
     """Fields after each lock of greedy one-piece play (move value + board value), restarting on a top-out."""
     rules = Rules()
     randomizer = make_randomizer("7bag", seed)
-    board, b2b, combo, out = Board(), -1, -1, []
+    board, b2b, combo = Board(), -1, -1
+    out: list[int] = []
     while len(out) < count:
         piece = randomizer.draw()
         best = None

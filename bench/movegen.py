@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -122,6 +123,8 @@ def load_generate(path: str):
     """`find_moves` (or the older name `generate`) from another version of the generator, e.g.
     `git show HEAD:game/movegen.py > /tmp/old.py`."""
     spec = importlib.util.spec_from_file_location("movegen_against", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
     spec.loader.exec_module(module)
@@ -237,7 +240,7 @@ def compare_jit(groups: dict[str, list[int]], rules: Rules, soft: bool, repeat: 
         f"{'fields':<9}{'n':>4}{'py found':>10}{'jit found':>11}{'py raw med ms':>15}{'jit med ms':>12}"
         f"{'jit p95':>9}{'ratio':>8}"
     )
-    fns = [generate_raw, jit_movegen.placements]
+    fns: list[Callable[..., object]] = [generate_raw, jit_movegen.placements]
     for name, fields in groups.items():
         (py, jit), results_py = time_per_piece(fns, fields, rules, soft, repeat)
         found_py = found_jit = 0

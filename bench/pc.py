@@ -75,6 +75,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # (the bench imports the tree's modules when it runs: --against measures other trees)
+    from ai.pc.loop import LoopPosition
+    from game.pieces import Piece
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT.parent / "shared" / "pc" / "cases.tsv"
@@ -201,13 +206,13 @@ def _replay_group(path: str) -> dict:
     return {"times": times, "solvable": exact, "ids": ids, "chances": chances}
 
 
-def loop_position(ident: str, rules) -> tuple[list, object]:
+def loop_position(ident: str, rules) -> tuple[list[LoopPosition], LoopPosition]:
     """The positions of the 7-bag loop game before position `ident` (as the chance group names it: s6pc1k1), and
     that position."""
     from ai.pc.loop import loop_positions
 
     seed = int(ident[1 : ident.index("p")])
-    before = []
+    before: list[LoopPosition] = []
     for pos in loop_positions(seed, rules=rules):
         if f"s{seed}pc{pos.pc}k{pos.placed}" == ident:
             return before, pos
@@ -234,17 +239,20 @@ def _rows() -> list[dict[str, str]]:
 def _field(row: dict[str, str]) -> int:
     from game.fumen import decode
 
-    return decode(row["field_fumen"])[0].field.to_board().bits
+    field = decode(row["field_fumen"])[0].field
+    if field is None:  # (decode sets every page's field)
+        raise ValueError(f"case {row['case_id']}: no field")
+    return field.to_board().bits
 
 
-def _mid_pc(rows: list[dict[str, str]]) -> list[tuple[str, int, int, list, object]]:
+def _mid_pc(rows: list[dict[str, str]]) -> list[tuple[str, int, int, list[Piece], Piece | None]]:
     """(id, field, lines, queue, hold) after 3 and 6 placements of each shared solution: the case's queue with
     the pieces placed so far taken out (first occurrences), hold empty."""
     from ai.pc.field import clear_full_rows
     from game.board import PIECE_MASKS
     from game.pieces import Piece, Rotation, parse_queue
 
-    out = []
+    out: list[tuple[str, int, int, list[Piece], Piece | None]] = []
     for row in rows:
         if row["solution_ops"] == "NA":
             continue
@@ -287,8 +295,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
     if name == "percent":
         clear_caches()
         started = time.thread_time()
-        result = percent(0, "*p7,TIJL", rules=rules)
-        return {"times": [(time.thread_time() - started) * 1000], "solvable": result.success, "ids": ["*p7,TIJL"]}
+        counted = percent(0, "*p7,TIJL", rules=rules)
+        return {"times": [(time.thread_time() - started) * 1000], "solvable": counted.success, "ids": ["*p7,TIJL"]}
     whole = {
         "opening": _opening_group,
         "follow": _follow_group,
@@ -310,7 +318,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         return _random_group(name, keep_caches)
     if name == "movegen":
         return _movegen_group(rows)
-    problems = []  # (id, field, lines, queue, hold, use_hold, soft_drop)
+    # (id, field, lines, queue, hold, use_hold, soft_drop)
+    problems: list[tuple[str, int, int, list[Piece], Piece | None, bool, bool]] = []
     for row in rows:
         base = (row["case_id"], _field(row), int(row["clear_lines"]), parse_queue(row["queue"]), None)
         if (name == "empty" and row["setup"] == "empty") or (name == "setups" and row["setup"] != "empty"):
@@ -347,7 +356,9 @@ def _chance_group(seeds: tuple[int, ...] = CHANCE_SEEDS, live: bool = False) -> 
     rules = Rules.named("srs")
     rng = make_randomizer("7bag", 0)
     # trees before 659ed35 searched the worker's chance in rounds, the first within the PC request's budget
-    rounds = {"first_budget_ms": 150.0} if "first_budget_ms" in inspect.signature(exact_chance).parameters else {}
+    rounds: dict[str, Any] = (
+        {"first_budget_ms": 150.0} if "first_budget_ms" in inspect.signature(exact_chance).parameters else {}
+    )
     positions = []
     for seed in seeds:
         positions += [(seed, p) for p in loop_positions(seed, rules=rules)]

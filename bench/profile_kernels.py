@@ -41,7 +41,7 @@ def _symbols() -> list[tuple[int, str]]:
             if not isinstance(value, numba.core.registry.CPUDispatcher):
                 continue
             for result in value.overloads.values():
-                library = result.library
+                library = result.library  # type: ignore[attr-defined]  # numba's compile result, untyped
                 for function in library._final_module.functions:
                     if function.is_declaration:
                         continue
@@ -75,12 +75,12 @@ def main() -> int:
         print("perf is not installed")
         return 1
     if "NUMBA_CACHE_DIR" not in os.environ:  # compile afresh: run again with a cache of our own
-        folder = tempfile.mkdtemp(prefix="stackcoach-numba-")
-        env = {**os.environ, "NUMBA_CACHE_DIR": folder}
+        cache = tempfile.mkdtemp(prefix="stackcoach-numba-")
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         try:
             return subprocess.run([sys.executable, *sys.argv], env=env, check=False).returncode
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(cache, ignore_errors=True)
     sys.path.insert(0, str(ROOT))
     pc_bench = importlib.import_module("bench.pc")
     from game.randomizer import make_randomizer

@@ -25,6 +25,10 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ai.pc.setup import Shape
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -85,7 +89,8 @@ def bench_overlay(repeat: int) -> bool:
             finder(shapes[names[0]], queues=[bag]).ways(bag, None, 1)
         return time.process_time() - started
 
-    cold, warm = [], []
+    cold: list[float] = []
+    warm: list[float] = []
     for _ in range(repeat):
         clear_caches()
         cold.append(one_bag())
@@ -158,6 +163,12 @@ def guided_positions(entry, mirror: bool, seed: int):
             index += 1
 
 
+def _left_to_build(shape: Shape | None) -> Shape:
+    if shape is None:  # guided_positions stops once the shape stands
+        raise RuntimeError("a guided position with the set-up already built")
+    return shape
+
+
 def bench_guided(repeat: int) -> bool:
     from ai.pc.setup import clear_finders, load_library
     from ai.setup_service import plan, remaining_shape
@@ -166,7 +177,7 @@ def bench_guided(repeat: int) -> bool:
     warm = next(e for e in entries if e.key == "pco_no_I")  # loads the move generator's tables once
     positions = guided_positions(warm, False, 0)
     snapshot, cells = next(positions)
-    plan(snapshot, remaining_shape(snapshot, cells.must | cells.base, cells.may), True)
+    plan(snapshot, _left_to_build(remaining_shape(snapshot, cells.must | cells.base, cells.may)), True)
     print(f"guided: the worker's advice and build chance at every piece of a followed build, {repeat} bags per entry")
     worst_all = 0.0
     for entry in entries:
@@ -180,8 +191,8 @@ def bench_guided(repeat: int) -> bool:
                 try:
                     while True:
                         snapshot, cells = positions.send(answer)
-                        shape = remaining_shape(
-                            snapshot, cells.must | cells.base, cells.may, entry.saved(mirror=mirror)
+                        shape = _left_to_build(
+                            remaining_shape(snapshot, cells.must | cells.base, cells.may, entry.saved(mirror=mirror))
                         )
                         started = time.process_time()
                         way, _ = plan(snapshot, shape, True)
@@ -204,6 +215,8 @@ def verify_library() -> bool:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("regenerate_setups", ROOT / "scripts" / "regenerate_setups.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit("cannot load scripts/regenerate_setups.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     started = time.process_time()

@@ -404,6 +404,8 @@ def _own_first_piece(
                 phase = "start"  # the position with the first piece held: its answer, then think again
             elif phase == "think" and now - since >= think_s:
                 advised = coach.pc_panel().first_move
+                if game.active is None:  # no piece in play: the game is over
+                    break
                 piece = game.active.piece
                 moves = [
                     step_move(game.board, step_of(piece, child, hold=False), game.rules, True)

@@ -85,6 +85,8 @@ def main() -> int:
             played_at=(start + dt.timedelta(days=run)).isoformat(timespec="seconds"),
         )
         saved = store.save(record).record
+        if saved.id is None:
+            raise RuntimeError("the store saved the run without an id")
         replay = Replay.from_game(game)
         store.save_replay(saved.id, replay.to_json())
         if run < args.runs - 1:  # the newest run is left for the review screen to analyse

@@ -39,7 +39,10 @@ def _entry_field_bits(entry) -> tuple[int, int]:
     """(bits of the reference build in the fumen, its height)."""
     from game.fumen import decode
 
-    board = decode(entry.fumen, max_pages=1)[0].field.to_board()
+    field = decode(entry.fumen, max_pages=1)[0].field
+    if field is None:  # (decode sets every page's field)
+        raise ValueError(f"{entry.key}: the fumen has no field")
+    board = field.to_board()
     return board.bits, max(board.height(), 1)
 
 

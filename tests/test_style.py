@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKS = {
     "ruff-check": ["ruff", "check", "."],
     "ruff-format": ["ruff", "format", "--check", "."],
-    "mypy": ["mypy"],  # the files of [tool.mypy]: game/, ai/, settings/ and ui/
+    "mypy": ["mypy"],  # the files of [tool.mypy]: game/, ai/, settings/, ui/, bench/, scripts/ and main.py
 }
 
 
