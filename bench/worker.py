@@ -58,6 +58,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 if __name__ == "__main__":
     import pygame
 
+    from ai.pc.opening import RULES
     from ai.protocol import Suggestion
     from game.events import Locked, Spawned
     from game.executor import KeyExecutor
@@ -65,7 +66,7 @@ if __name__ == "__main__":
     from game.handling import Button
     from ui import testing
     from ui.coach import position_key
-    from ui.modes import PC_PRACTICE, ZEN
+    from ui.modes import PC_PRACTICE, ZEN, rules_of
     from ui.pc_setups import load_setups, setup_start
     from ui.play import PlayScene
 
@@ -89,22 +90,22 @@ def summary(name: str, values_ms: list[float], target: str = "") -> None:
     )
 
 
-def set_ai(app, **options) -> None:
+def _update_settings(app, group: str, options: dict) -> None:
     s = app.settings
-    app.settings = s.model_copy(update={"ai": s.ai.model_copy(update=options)})
+    app.settings = s.model_copy(update={group: getattr(s, group).model_copy(update=options)})
 
 
-# --rules: the game settings of each rule set with PC tables (ai.pc.opening.RULES)
-RULE_SETTINGS = {
-    "srs-180": {"rotation": "srs", "allow_180": True},
-    "srs": {"rotation": "srs", "allow_180": False},
-    "srsplus-180": {"rotation": "srs+", "allow_180": True},
-}
+def set_ai(app, **options) -> None:
+    _update_settings(app, "ai", options)
 
 
 def set_rules(app, name: str) -> None:
-    s = app.settings
-    app.settings = s.model_copy(update={"rules": s.rules.model_copy(update=RULE_SETTINGS[name])})
+    """The game's rules set to `name`, one of the rule sets with PC tables (ai.pc.opening.RULES): their rotation
+    system and 180 switch, checked by reading the settings back as the game does."""
+    wanted = RULES[name]
+    _update_settings(app, "rules", {"rotation": wanted.rotation.name.lower(), "allow_180": wanted.allow_180})
+    if rules_of(app.settings)[0].cache_key() != wanted.cache_key():
+        raise SystemExit(f"--rules {name}: the game's settings do not make these rules")
 
 
 class Watcher:
@@ -663,7 +664,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--wander-games", type=int, help="part 9: games (default 8, --quick 3)")
     parser.add_argument("--wander-pieces", type=int, help="part 9: pieces per game at most (default 60, --quick 30)")
-    parser.add_argument("--rules", choices=sorted(RULE_SETTINGS), default="srs-180", help="the game's rules")
+    parser.add_argument("--rules", choices=sorted(RULES), default="srs-180", help="the game's rules")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="stackcoach-bench-"))
     os.environ["STACKCOACH_CONFIG_DIR"] = str(folder)
