@@ -46,3 +46,31 @@ def test_the_one_allocating_function_is_not_called_by_a_kernel():
         for name, dispatcher in _compiled(module_name):
             if (module_name, name) not in CALLED_FROM_PYTHON_ONLY:
                 assert not _calls(dispatcher.py_func) & allocating, (module_name, name)
+
+
+@pytest.mark.parametrize("module_name", MODULES[1:])
+def test_a_changed_source_empties_the_cache_of_every_kernel_of_the_module(module_name, monkeypatch):
+    """jit_table.forget_stale_cache flushes each kernel the module defines (a kernel left off would keep the
+    machine code of the kernels it calls from other modules), not the ones it imports."""
+    from pathlib import Path
+
+    from ai.pc import jit_table
+
+    kernels = dict(_compiled(module_name))
+    flushed = []
+    for name, dispatcher in kernels.items():
+        monkeypatch.setattr(dispatcher._cache, "flush", lambda name=name: flushed.append(name))
+    stamp = Path(next(iter(kernels.values()))._cache.cache_path) / f"{module_name.rpartition('.')[2]}.sources"
+    kept = stamp.read_text(encoding="utf-8") if stamp.exists() else None
+    try:
+        stamp.write_text("a digest of other sources", encoding="utf-8")
+        module = importlib.import_module(module_name)
+        jit_table.forget_stale_cache(module_name, [module.__file__])
+        assert sorted(flushed) == sorted(kernels)
+        if module_name == "ai.pc.jit_trie":
+            assert "_tileable" in flushed  # it calls jit_tiling.state_test
+    finally:
+        if kept is None:
+            stamp.unlink(missing_ok=True)
+        else:
+            stamp.write_text(kept, encoding="utf-8")

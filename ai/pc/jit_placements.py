@@ -208,9 +208,7 @@ def _forget_stale() -> None:
     import game.movegen
     from ai.pc import jit_table
 
-    jit_table.forget_stale_cache(
-        "jit_placements", [scratch, placements_into], [__file__, jit_table.__file__, game.movegen.__file__]
-    )
+    jit_table.forget_stale_cache(__name__, [__file__, jit_table.__file__, game.movegen.__file__])
 
 
 _forget_stale()

@@ -409,9 +409,7 @@ class Kernel:
 
 
 jit_table.forget_stale_cache(
-    "jit_search",
-    [_children, _enter, _load, search],
-    [__file__, jit_table.__file__, jit_tiling.__file__, ai.pc.tiling.__file__, jit_placements.__file__],
+    __name__, [__file__, jit_table.__file__, jit_tiling.__file__, ai.pc.tiling.__file__, jit_placements.__file__]
 )
 
 _PLACEMENT_TABLES: dict[tuple, tuple] = {}

@@ -93,21 +93,32 @@ def reset_if_half_full(table, fill):
     return False
 
 
-def forget_stale_cache(name: str, kernels: list, sources: list[str]) -> None:
+def forget_stale_cache(module: str, sources: list[str]) -> None:
     """numba's on-disk cache (cache=True) is checked against the timestamp of the kernel's own file only: a
     kernel that calls kernels of other modules keeps their old machine code after they change. So remember a
-    digest of every source the kernels are built from, next to the cache, and empty the kernels' cache index
-    when it differs. (A failure here only costs a recompilation.)"""
+    digest of every source the kernels of `module` (its name; call this at the end of the module) are built from,
+    next to the cache, and empty the cache index of every kernel the module defines when it differs. Every one: a
+    list kept by hand left out ai.pc.jit_trie's `_tileable`, which calls jit_tiling.state_test; when the tiling
+    tables changed their layout but not their types, it kept the old state test, read the new tables with it, and
+    the trie search crashed. (A failure here only costs a recompilation.)"""
     import hashlib
+    import sys
     from pathlib import Path
 
+    from numba.core.registry import CPUDispatcher
+
+    kernels: list = [  # numba dispatchers (their _cache is not in numba's types)
+        value
+        for value in vars(sys.modules[module]).values()
+        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module
+    ]
     digest = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()
     try:
-        stamp = Path(kernels[0]._cache.cache_path) / f"{name}.sources"
+        stamp = Path(kernels[0]._cache.cache_path) / f"{module.rpartition('.')[2]}.sources"
         if stamp.exists() and stamp.read_text(encoding="utf-8") == digest:
             return
         for kernel in kernels:
             kernel._cache.flush()
         stamp.write_text(digest, encoding="utf-8")
-    except (AttributeError, OSError):
+    except (AttributeError, IndexError, OSError):
         return

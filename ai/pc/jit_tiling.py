@@ -543,16 +543,5 @@ def state_test(bits, h, counts8, budget, soft, tiles, orders):
 assert MAX_LINES <= 6  # 60 field bits + h in bits 60-62
 
 
-jit_table.forget_stale_cache(
-    "jit_tiling",
-    [
-        _first_empty,
-        _search,
-        _search_counts,
-        _every_cell_coverable,
-        _search_hard_drop,
-        _search_hard_drop_counts,
-        state_test,
-    ],
-    [__file__, jit_table.__file__, tiling.__file__],  # tiling: ROW_BITS, ROW_SET and MIRROR_OF
-)
+# tiling: ROW_BITS, ROW_SET and MIRROR_OF
+jit_table.forget_stale_cache(__name__, [__file__, jit_table.__file__, tiling.__file__])

@@ -560,7 +560,5 @@ def _trie_tables(by_ident: dict) -> tuple:
 
 
 jit_table.forget_stale_cache(
-    "jit_trie",
-    [walk, _open, _advance, _merge, _store, _extract, _insert],
-    [__file__, jit_table.__file__, jit_tiling.__file__, jit_placements.__file__, jit_search.__file__],
+    __name__, [__file__, jit_table.__file__, jit_tiling.__file__, jit_placements.__file__, jit_search.__file__]
 )
