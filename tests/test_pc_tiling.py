@@ -95,3 +95,49 @@ def test_one_piece_fields_answer_in_both_searches(monkeypatch) -> None:
     assert answers[0] == answers[1]
     assert answers[0][:7] == [piece == Piece.I for piece in Piece]
     tiling.clear_memo()
+
+
+def test_window_search_takes_the_scanning_search_s_steps() -> None:
+    """On fields of up to WINDOW_LINES rows the compiled search reads each cell's fitting placements from the window
+    tables; the scanning search tries them one by one. From the same (empty) memo they give the same answer after
+    the same steps: so the same "unknown" at every budget, on 1- to 5-row fields."""
+    from ai.pc import jit_tiling
+    from ai.pc.jit_table import reset
+
+    kernel = tiling._kernel()
+    rng = random.Random(11)
+    fields = _fields(12, 300, top=jit_tiling.WINDOW_LINES)
+    seen = {0: 0, 1: 0, 2: 0}
+    for bits, h, counts in fields:
+        empty = 10 * h - bits.bit_count()
+        if empty % 4:
+            continue
+        need = empty // 4
+        packed = sum(min(count, need, 15) << (4 * piece) for piece, count in enumerate(counts))
+        starts, pieces, masks, columns, region = kernel.tables(h)
+        window = kernel.in_one()
+        for budget in (1, 2, 5, rng.randint(6, 60), 1_000_000):
+            reset(kernel.memo, kernel.fill)
+            scanned = jit_tiling._scan_search(
+                bits,
+                h,
+                packed,
+                need,
+                budget,
+                starts,
+                pieces,
+                masks,
+                columns,
+                region,
+                kernel.memo,
+                kernel.fill,
+                kernel.stack,
+            )
+            reset(kernel.memo, kernel.fill)
+            windowed = jit_tiling._window_search(
+                bits, h, packed, need, budget, columns, region, window, kernel.memo, kernel.fill, kernel.stack
+            )
+            assert windowed == scanned, (bits, h, counts, budget)
+            seen[scanned] += 1
+    reset(kernel.memo, kernel.fill)
+    assert min(seen.values()) > 20  # yes, no and unknown all met

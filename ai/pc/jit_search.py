@@ -431,20 +431,11 @@ def _placement_tables(gen) -> tuple:
 
 
 def _field_tables(tiling) -> tuple[tuple, tuple]:
-    """(the tiling test's tables for h = 1..6 as 2-D arrays indexed by h, the column tables of walls_ok)."""
+    """(the tiling test's tables, the column tables of walls_ok)."""
     if not _FIELD_TABLES:
         from ai.pc.field import COLUMN, LEFT_OF, MAX_LINES
 
-        per_h = [tiling.tables(h) for h in range(1, MAX_LINES + 1)]
-        starts, pieces, masks, columns, regions = ([table[k] for table in per_h] for k in range(5))
-        pad = np.zeros(1, np.int64)
-        tiles = (
-            _stack([pad, *starts]),
-            _stack([pad, *pieces]),
-            _stack([pad, *masks]),
-            _stack([pad, *columns]),
-            np.array([0, *regions], np.int64),
-        )
+        tiles = (tiling.in_one(),)  # one array: each array more to pass costs the searches (jit_tiling)
         walls = (
             np.array([list(row) for row in COLUMN[: MAX_LINES + 1]], np.int64),
             np.array([list(row) for row in LEFT_OF[: MAX_LINES + 1]], np.int64),

@@ -35,7 +35,9 @@ def _first_cell(mask: Bitboard, h: int) -> int:
 
 def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
     """by_first_cell[c] = [(piece, mask), ...] of every (possibly stretched) placement whose first cell
-    (column-major) is c."""
+    (column-major) is c, sorted by piece, then mask. So a cell's list is its row's first cell's list moved right,
+    less what would leave the field: the compiled search finds a cell's placements from one list per row
+    (ai.pc.jit_tiling.window_tables)."""
     by_cell: list[list[tuple[int, Bitboard]]] = [[] for _ in range(WIDTH * h)]
     for piece in Piece:
         shapes = {SHAPES[piece, rot] for rot in Rotation}
@@ -54,6 +56,8 @@ def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
                     masks.add(sum(1 << (row_of[dy] * WIDTH + x + dx) for dx, dy in cells))
         for mask in masks:
             by_cell[_first_cell(mask, h)].append((int(piece), mask))
+    for options in by_cell:
+        options.sort()
     return by_cell
 
 
