@@ -455,6 +455,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         """Is root leaf `leaf` lost whatever the next placement? (A PC found instead is kept for its first
         placement.)"""
         checked[0] |= 1 << leaf
+        if any(other.won >> leaf & 1 for other in scores.values()):  # won already (a search would find it again)
+            return False
         problem = Problem(bits, lines, trie.sequences[leaf], hold, use_hold)
         solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=should_stop)
         if stats.truncated:
