@@ -1,7 +1,7 @@
 """Where the compiled PC kernels spend their time: `perf` samples of the live chance at one position of the 7-bag
 PC loop, shared out among the numba functions (the inlined ones too, by their own machine code).
 
-    python bench/profile_kernels.py [s6pc1k1] [--repeat 3]
+    python bench/profile_kernels.py [s3pc4k0] [--repeat 3]
 
 perf sees numba's machine code as anonymous memory, so this script compiles the kernels afresh in a temporary
 numba cache (a kernel loaded from the cache keeps no symbols, about a minute), asks each compiled library where
@@ -68,7 +68,7 @@ def _readable(mangled: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("position", nargs="?", default="s6pc1k1", help="a loop position, as bench/pc.py names it")
+    parser.add_argument("position", nargs="?", default="s3pc4k0", help="a loop position, as bench/pc.py names it")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if shutil.which("perf") is None:
