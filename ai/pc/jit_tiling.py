@@ -59,12 +59,54 @@ def _first_empty(empty, columns, x):
 
 
 @kernel
-def _search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, windows, memo, fill, stack):
-    """1: coverable, 0: not, 2: budget spent (unknown). Mirrors ai.pc.tiling._tileable step for step: on fields
-    of up to WINDOW_LINES rows through the window tables (`windows`, window_tables), else scanning."""
+def _search(bits0, h, packed0, need0, budget, tables, memo, fill, stack):
+    """1: coverable, 0: not, 2: budget spent (unknown). Mirrors ai.pc.tiling._tileable step for step: the memo's
+    answer, else the search, on fields of up to WINDOW_LINES rows through the window tables, else scanning
+    (`tables`: tables_in_one)."""
+    if need0 == 0:
+        return 1
+    reset_if_half_full(memo, fill)
+    first = get(memo, bits0 | h << 60, packed0, VBITS)
+    if first >= 0:
+        return first
+    if budget < 1:
+        return 2
+    columns = tables[COLUMNS_AT + (WIDTH + 1) * h : COLUMNS_AT + (WIDTH + 1) * (h + 1)]
+    region = tables[REGION_AT + h]
     if h <= WINDOW_LINES:
-        return _window_search(bits0, h, packed0, need0, budget, columns, region, windows, memo, fill, stack)
-    return _scan_search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, memo, fill, stack)
+        return _window_search(bits0, h, packed0, need0, budget, columns, region, tables, memo, fill, stack)
+    starts, pieces, masks, count = _lists_at(tables, h)
+    return _scan_search(
+        bits0,
+        h,
+        packed0,
+        need0,
+        budget,
+        tables[starts : starts + WIDTH * h + 1],
+        tables[pieces : pieces + count],
+        tables[masks : masks + count],
+        columns,
+        region,
+        memo,
+        fill,
+        stack,
+    )
+
+
+@kernel
+def _lists_at(tables, h):
+    """Where the scanning search's lists for h rows are in tables_in_one (Kernel.tables: starts per cell, pieces,
+    cells): (starts, pieces, cells, placements). Kernels without numba's runtime cannot return the slices."""
+    at = tables[LISTS_AT + 3 * h]
+    return at, tables[LISTS_AT + 3 * h + 1], tables[LISTS_AT + 3 * h + 2], tables[at + WIDTH * h]
+
+
+@kernel
+def _coverable_path(st_bits, st_packed, sp, tag, memo, fill):
+    """Frames 0..sp led to a cover: each of their states is coverable."""
+    for j in range(sp + 1):
+        put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
+    return 1
 
 
 @kernel
@@ -90,21 +132,11 @@ def _fitting(bits, h, x, block, windows):
 
 
 @kernel
-def _window_search(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
-    bits0, h, packed0, need0, budget, columns, region, windows, memo, fill, stack
-):
+def _window_search(bits0, h, packed0, need0, budget, columns, region, windows, memo, fill, stack):
     """_scan_search with each cell's fitting placements from the window tables: the same placements in the same
-    order, the same memo entries and steps."""
-    if need0 == 0:
-        return 1
-    reset_if_half_full(memo, fill)
+    order, the same memo entries and steps. (From _search: the memo has no answer, the budget is a step at least.)"""
     tag = h << 60
-    first = get(memo, bits0 | tag, packed0, VBITS)
-    if first >= 0:
-        return first
     steps = budget - 1
-    if steps < 0:
-        return 2
     st_bits = stack[0]
     st_packed = stack[1]
     st_x = stack[2]
@@ -135,9 +167,7 @@ def _window_search(  # noqa: C901 - a numba kernel: the exact-cover search with 
         nbits = st_bits[sp] | (windows[block + MASKS_AT + option] << x)
         npacked = st_packed[sp] - (1 << (4 * piece))
         if need0 - sp - 1 == 0:
-            for j in range(sp + 1):
-                put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-            return 1
+            return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
         nleft = st_left[sp]
         if not (npacked >> (4 * piece)) & 15:
             nleft &= ~(1 << piece)
@@ -151,16 +181,12 @@ def _window_search(  # noqa: C901 - a numba kernel: the exact-cover search with 
         if need0 - sp - 1 == 1:  # one piece left: the rest is one of its placements or not
             while fits:
                 if windows[block + MASKS_AT + trailing_zeros(fits)] << x == empty:
-                    for j in range(sp + 1):
-                        put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-                    return 1
+                    return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
                 fits &= fits - 1
             continue
         known = get(memo, nbits | tag, npacked, VBITS)
         if known == 1:
-            for j in range(sp + 1):
-                put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-            return 1
+            return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
         if known == 0:
             continue
         steps -= 1
@@ -177,21 +203,12 @@ def _window_search(  # noqa: C901 - a numba kernel: the exact-cover search with 
 
 
 @kernel
-def _scan_search(  # noqa: C901 - a numba kernel: the exact-cover search with an explicit stack in one function
-    bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, memo, fill, stack
-):
+def _scan_search(bits0, h, packed0, need0, budget, starts, pieces, masks, columns, region, memo, fill, stack):
     """1: coverable, 0: not, 2: budget spent (unknown). Mirrors ai.pc.tiling._tileable step for step, trying
-    each placement of the cell's list in turn."""
-    if need0 == 0:
-        return 1
-    reset_if_half_full(memo, fill)
+    each placement of the cell's list in turn. (From _search: the memo has no answer, the budget is a step at
+    least.)"""
     tag = h << 60
-    first = get(memo, bits0 | tag, packed0, VBITS)
-    if first >= 0:
-        return first
     steps = budget - 1
-    if steps < 0:
-        return 2
     st_bits = stack[0]
     st_packed = stack[1]
     st_x = stack[2]
@@ -221,9 +238,7 @@ def _scan_search(  # noqa: C901 - a numba kernel: the exact-cover search with an
             nbits = bits | mask
             npacked = packed - (1 << (4 * piece))
             if need0 - sp - 1 == 0:
-                for j in range(sp + 1):
-                    put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-                return 1
+                return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
             # the first empty cell (column-major) left: placed next, from the (small, cached) placement table
             empty = ~nbits & region
             x, cell = _first_empty(empty, columns, st_x[sp])
@@ -235,9 +250,7 @@ def _scan_search(  # noqa: C901 - a numba kernel: the exact-cover search with an
                     break
             if last:  # one piece left: the rest is one of its placements or not (no memo entry, no step)
                 if coverable:
-                    for j in range(sp + 1):
-                        put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-                    return 1
+                    return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
                 st_opt[sp] += 1
                 continue
             # some piece left must take that cell: checked before the memo, whose look-ups miss the CPU caches
@@ -247,9 +260,7 @@ def _scan_search(  # noqa: C901 - a numba kernel: the exact-cover search with an
                 continue
             known = get(memo, nbits | tag, npacked, VBITS)
             if known == 1:
-                for j in range(sp + 1):
-                    put(memo, fill, st_bits[j] | tag, st_packed[j], VBITS, 1)
-                return 1
+                return _coverable_path(st_bits, st_packed, sp, tag, memo, fill)
             if known == 0:
                 st_opt[sp] += 1
                 continue
@@ -288,14 +299,15 @@ def _packed_counts(bits, h, counts8):
 
 
 @kernel
-def _search_counts(bits, h, counts8, budget, starts, pieces, masks, columns, region, windows, memo, fill, stack):
+def _search_counts(bits, h, counts8, budget, tables, memo, fill, stack):
     """tiling.tileable's work from 8-bit piece counts: parity, the packed counts, reflected to start on the more
     crowded side (tiling._fewer_empty_on_the_right), then the search."""
     need, packed = _packed_counts(bits, h, counts8)
     if need < 0:
         return 0
-    bits, packed = _crowded_side_first(bits, packed, columns, region)
-    return _search(bits, h, packed, need, budget, starts, pieces, masks, columns, region, windows, memo, fill, stack)
+    columns = tables[COLUMNS_AT + (WIDTH + 1) * h : COLUMNS_AT + (WIDTH + 1) * (h + 1)]
+    bits, packed = _crowded_side_first(bits, packed, columns, tables[REGION_AT + h])
+    return _search(bits, h, packed, need, budget, tables, memo, fill, stack)
 
 
 @kernel
@@ -710,15 +722,11 @@ class Kernel:
 
     def run_counts(self, bits: int, h: int, counts8: int, budget: int) -> int:
         with KERNEL_LOCK:
-            tables = self._tables.get(h) or self.tables(h)
-            windows = self.in_one()
-            return _search_counts(bits, h, counts8, budget, *tables, windows, self.memo, self.fill, self.stack)
+            return _search_counts(bits, h, counts8, budget, self.in_one(), self.memo, self.fill, self.stack)
 
     def run(self, bits: int, h: int, packed: int, need: int, budget: int) -> int:
         with KERNEL_LOCK:
-            tables = self._tables.get(h) or self.tables(h)
-            windows = self.in_one()
-            return _search(bits, h, packed, need, budget, *tables, windows, self.memo, self.fill, self.stack)
+            return _search(bits, h, packed, need, budget, self.in_one(), self.memo, self.fill, self.stack)
 
 
 @kernel
@@ -728,42 +736,20 @@ def state_test(bits, h, counts8, budget, soft, tiles, orders):
     `tiles` (the tables in one array, Kernel.in_one, and the memo) and `orders` (the hard-drop test's tables
     indexed by h and its memo) as ai.pc.jit_search.Kernel passes them."""
     tables, tile_memo, tile_fill, tile_stack = tiles
-    region = tables[REGION_AT + h]
-    at = COLUMNS_AT + (WIDTH + 1) * h
-    columns = tables[at : at + WIDTH + 1]
-    at = tables[LISTS_AT + 3 * h]
-    starts = tables[at : at + WIDTH * h + 1]
-    at = tables[LISTS_AT + 3 * h + 1]
-    pieces = tables[at : at + starts[WIDTH * h]]
-    at = tables[LISTS_AT + 3 * h + 2]
-    masks = tables[at : at + starts[WIDTH * h]]
     if soft:
-        return _search_counts(
-            bits,
-            h,
-            counts8,
-            budget,
-            starts,
-            pieces,
-            masks,
-            columns,
-            region,
-            tables,
-            tile_memo,
-            tile_fill,
-            tile_stack,
-        )
+        return _search_counts(bits, h, counts8, budget, tables, tile_memo, tile_fill, tile_stack)
+    starts, pieces, masks, count = _lists_at(tables, h)
     o_rows, o_skipped, o_shadows, o_cover_starts, o_cover_index, hard_memo, hard_stamp, hard_stack = orders
     return _search_hard_drop_counts(
         bits,
         h,
         counts8,
         budget,
-        starts,
-        pieces,
-        masks,
-        columns,
-        region,
+        tables[starts : starts + WIDTH * h + 1],
+        tables[pieces : pieces + count],
+        tables[masks : masks + count],
+        tables[COLUMNS_AT + (WIDTH + 1) * h : COLUMNS_AT + (WIDTH + 1) * (h + 1)],
+        tables[REGION_AT + h],
         o_rows[h],
         o_skipped[h],
         o_shadows[h],
