@@ -12,8 +12,8 @@ A cell's placements only touch the four columns from its own. So on fields of up
 order-free search reads the placements that fit at a cell from tables indexed by those columns' cells (two
 look-ups: the lower rows and the upper rows), as the bits of one word, and keeps the pieces left as a mask
 (`_window_search`). It used to try each of a cell's 13-35 placements in turn, and the next cell's again at every
-placement that fitted (`_scan_search`, which 6-row fields keep: their cells have up to 91 placements, and the
-hard-drop test keeps it too): on the tiling questions of wander's slow positions, 43 ms against 95 ms.
+placement that fitted (`_scan_search`, which 6-row fields keep: their cells have up to 91 placements; the
+hard-drop test scans too): on the tiling questions of wander's slow positions, 45 ms against 95 ms.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def _pieces_left(packed):
 @kernel
 def _fitting(bits, h, x, block, windows):
     """The placements whose first cell is (x, y) that fit in `bits`, as bits of row y's list (`block`: row y's
-    tables in window_tables): the cells of columns x..x+3 (those past the last column filled) look up the lower
+    tables in tables_in_one): the cells of columns x..x+3 (those past the last column filled) look up the lower
     and the upper rows."""
     window = windows[OUTSIDE_AT + WIDTH * h + x]
     for r in range(h):

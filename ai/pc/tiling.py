@@ -37,7 +37,7 @@ def _stretched_placements(h: int) -> list[list[tuple[int, Bitboard]]]:
     """by_first_cell[c] = [(piece, mask), ...] of every (possibly stretched) placement whose first cell
     (column-major) is c, sorted by piece, then mask. So a cell's list is its row's first cell's list moved right,
     less what would leave the field: the compiled search finds a cell's placements from one list per row
-    (ai.pc.jit_tiling.window_tables)."""
+    (ai.pc.jit_tiling.tables_in_one)."""
     by_cell: list[list[tuple[int, Bitboard]]] = [[] for _ in range(WIDTH * h)]
     for piece in Piece:
         shapes = {SHAPES[piece, rot] for rot in Rotation}
