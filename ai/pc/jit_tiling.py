@@ -666,12 +666,19 @@ class Kernel:
             reset(self.memo, self.fill)
 
     def tables(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """The scanning search's tables for h rows, (starts, pieces, cells, columns, region): views of in_one()."""
         found = self._tables.get(h)
         if found is None:
+            tables = self.in_one()
+            starts_at, pieces_at, masks_at = (int(at) for at in tables[LISTS_AT + 3 * h : LISTS_AT + 3 * h + 3])
+            count = int(tables[starts_at + WIDTH * h])
+            columns_at = COLUMNS_AT + (WIDTH + 1) * h
             found = self._tables[h] = (
-                *_lists(self._by_cell_for(h)),
-                np.array(COLUMN[h] + (0,), np.int64),
-                (1 << (10 * h)) - 1,
+                tables[starts_at : starts_at + WIDTH * h + 1],
+                tables[pieces_at : pieces_at + count],
+                tables[masks_at : masks_at + count],
+                tables[columns_at : columns_at + WIDTH + 1],
+                int(tables[REGION_AT + h]),
             )
         return found
 
