@@ -424,6 +424,43 @@ def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scor
         assert exact[step.piece, step.mask] == pytest.approx(prob)
 
 
+# Later PCs' first positions under plain SRS (bench/pc.py --groups wander-srs) where dozens of placements win many
+# of the futures before they lose one, and the placement that wins them all comes last in `ahead`'s order (the J
+# in s4pc8k0, the held L in s4pc18k0): the second order (`SECOND_ORDER`) reaches it first.
+# (piece in play, previews, hold, bag, futures)
+ALL_WON_LATE = [("J", "OSIZL", "T", "", 840), ("S", "JZILI", "L", "JOSTZ", 120)]
+
+
+@pytest.mark.parametrize("second_order", [True, False])
+@pytest.mark.parametrize("position", ALL_WON_LATE)
+def test_either_order_of_refining_names_a_placement_that_wins_every_future(position, second_order, monkeypatch) -> None:
+    """Both orders give the same exact answer, and the placement named wins every future by the compiled trie
+    search alone (independent of the bounds, the single searches and the order)."""
+    from ai.pc import chance
+    from ai.pc.chance import futures_trie, next_options, queue_length
+    from ai.pc.opening import RULES
+    from ai.pc.percent import TrieSearch
+    from ai.pc.search import searcher_for
+
+    monkeypatch.setattr(chance, "SECOND_ORDER", second_order)
+    current, shown, held, bag_left, futures = position
+    queue, state = [Piece[p] for p in shown], tuple(Piece[p] for p in bag_left)
+    rules, bag = RULES["srs"], make_randomizer("7bag", 0)
+    forget_what_earlier_chances_found()
+    result = pc_chance(0, Piece[current], queue, Piece[held], state, bag, rules, 4, table=False)
+    assert result.chance == 1.0 and result.futures == futures and not result.approximate
+    trie, _, _ = futures_trie((Piece[current], *queue), queue_length(10, Piece[held], True), bag, state)
+    gen = searcher_for(rules, True).gen
+    named = result.best_placement
+    for placed, keep, sub, offset, _ in next_options(trie, Piece[current], Piece[held], True, False):
+        for child in gen.children(0, 4, placed):
+            if (placed, child.mask) == (named.piece, named.mask):
+                assert sub.leaves << offset == (1 << futures) - 1  # every future goes through this placement
+                assert TrieSearch(gen, True).run(child.field, child.h, keep, sub) & sub.leaves == sub.leaves
+                return
+    raise AssertionError("the placement named is not a next placement")
+
+
 def test_a_call_cut_short_says_so_and_under_counts() -> None:
     """First PC, 840 futures, searched (not the opening table's answer): with a tiny budget the answer is marked
     approximate (not sampled: more time makes it exact) and never over-counts; without a budget it is exact."""
