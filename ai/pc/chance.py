@@ -57,7 +57,7 @@ WIDEN_REST = 5
 WIDEN_MIN = 40
 # with at least SECOND_MIN futures and no seeds, every other refine goes to a second order of the placements, those
 # whose cells touch the floor, the walls and the blocks most first (`_contact`): see the best-first loop in
-# `pc_chance` (with fewer futures a placement's first loss comes within a few searches whatever the order)
+# `pc_chance` (taking turns below 100 futures too left wander's tails the same and cost its median 0.31 -> 0.33 ms)
 SECOND_ORDER = True
 SECOND_MIN = 100
 _FLOOR = (1 << WIDTH) - 1
