@@ -426,7 +426,8 @@ def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scor
 
 # Later PCs' first positions under plain SRS (bench/pc.py --groups wander-srs) where dozens of placements win many
 # of the futures before they lose one, and the placement that wins them all comes last in `ahead`'s order (the J
-# in s4pc8k0, the held L in s4pc18k0): the second order (`SECOND_ORDER`) reaches it first.
+# in s4pc8k0, the held L in s4pc18k0): the second order (`SECOND_ORDER`) reaches it first. It is used where no
+# seeds order the placements: an earlier PC of the game has left arrangements of the empty field.
 # (piece in play, previews, hold, bag, futures)
 ALL_WON_LATE = [("J", "OSIZL", "T", "", 840), ("S", "JZILI", "L", "JOSTZ", 120)]
 
@@ -443,11 +444,18 @@ def test_either_order_of_refining_names_a_placement_that_wins_every_future(posit
     from ai.pc.search import searcher_for
 
     monkeypatch.setattr(chance, "SECOND_ORDER", second_order)
+    contact_asked = []
+    contact = chance._contact
+    monkeypatch.setattr(chance, "_contact", lambda mask, bits: contact_asked.append(mask) or contact(mask, bits))
     current, shown, held, bag_left, futures = position
     queue, state = [Piece[p] for p in shown], tuple(Piece[p] for p in bag_left)
     rules, bag = RULES["srs"], make_randomizer("7bag", 0)
     forget_what_earlier_chances_found()
+    seen = tuple(Piece[p] for p in "IJLOSZ")
+    earlier = pc_chance(0, Piece.L, [Piece[p] for p in "JSZIO"], Piece.I, seen, bag, rules, 4, table=False)
+    assert earlier.chance > 0 and not contact_asked
     result = pc_chance(0, Piece[current], queue, Piece[held], state, bag, rules, 4, table=False)
+    assert bool(contact_asked) == second_order
     assert result.chance == 1.0 and result.futures == futures and not result.approximate
     trie, _, _ = futures_trie((Piece[current], *queue), queue_length(10, Piece[held], True), bag, state)
     gen = searcher_for(rules, True).gen
