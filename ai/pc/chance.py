@@ -55,6 +55,11 @@ MAX_SINGLE_LOSSES = 1
 # more, and for a few futures a single search is as cheap and brings an arrangement.
 WIDEN_REST = 5
 WIDEN_MIN = 40
+# a placement being ruled out asks its trie search for as many futures as it is short of losses and this many more
+# (recorded wander questions asked both ways, 4 -> 1: s1pc13k1, the slowest under every rule set, 191 -> 178 ms,
+# 208 -> 185, 205 -> 175; sums -0.3..-1%; firsts, held, holding, follow and chance the same). At least 1: asked
+# for no future, a placement would be refined for ever.
+RULING_SLACK = 1
 # with at least SECOND_MIN futures and no seeds, every other refine goes to a second order of the placements, those
 # whose cells touch the floor, the walls and the blocks most first (`_contact`): see the best-first loop in
 # `pc_chance` (taking turns below 100 futures too left wander's tails the same and cost its median 0.31 -> 0.33 ms)
@@ -452,12 +457,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     def trie_wanted(need: int, offset: int, score: _Score) -> int:
         """The leaves of `need` to ask the trie search for: the futures lost elsewhere first (they share most of
         their search); while another placement is better, only as many of them as this one is short of losses
-        (and 4 more), most lost first (bench/pc.py --groups firsts: median 300 -> 212 ms, held -6%, holding -11%,
-        follow's slowest 347 -> 247 ms; chance and wander the same)."""
+        (and RULING_SLACK more), most lost first (bench/pc.py --groups firsts: median 300 -> 212 ms, held -6%,
+        holding -11%, follow's slowest 347 -> 247 ms; chance and wander the same)."""
         wanted = need & (lost_anywhere[0] >> offset) or need
         if best_lower[0] > score.lower:
             losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
-            wanted = most_lost(wanted, offset, int(losses_short) + 4)
+            wanted = most_lost(wanted, offset, int(losses_short) + RULING_SLACK)
         return wanted
 
     def next_leaf(need: int, offset: int) -> int:
