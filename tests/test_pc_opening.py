@@ -272,3 +272,103 @@ def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it
         assert looked_up.best_placement is not None and not looked_up.best_placement.hold
         assert looked_up.best_placement.piece == order[1]
     assert table[holding].held == table[holding].first
+
+
+# A later PC's first position with the bag's last six pieces shown and its missing piece in hold, hold free to press
+# (the 8th, 15th and 22nd PCs of a 7-bag game whose player keeps a piece in hold): the same as the first position of
+# that bag order, so the table answers it.
+def _held_back(order: tuple[Piece, ...]) -> dict:
+    question = _question(order, hold=order[0], current=order[1], queue=order[2:7], randomizer_state=())
+    question["bits"] = 0
+    return question
+
+
+def _orders_held_back(table) -> list[tuple[Piece, ...]]:
+    """One order whose advice places the piece in play, one whose advice places the held piece (hold pressed)."""
+    keep = next(order for order in sorted(table) if table[order].first.piece == order[1])
+    swap = next(order for order in sorted(table) if table[order].first.piece == order[0])
+    return [keep, swap]
+
+
+def _count_with_the_held_piece(order: tuple[Piece, ...], answer: opening.Answer) -> int:
+    """Futures from which the single-queue solver finds a PC after the named placement, order[0] in the hold slot
+    and order[1] in play: placing the one in play keeps order[0] held, placing the held one holds order[1]."""
+    gen = searcher_for(SRS, True).gen
+    (child,) = [c for c in gen.children(0, 4, answer.piece) if c.mask == answer.mask]
+    held = {order[1]: order[0], order[0]: order[1]}[answer.piece]
+    return sum(
+        solve(child.field, (*order[2:], *future), hold=held, rules=SRS, lines=child.h, verify=False).solvable
+        for future, _ in SEVEN_BAG.sequences(4, ())
+    )
+
+
+def test_the_missing_piece_held_at_a_later_pc_is_answered_as_the_search_answers_it(table):
+    for order in _orders_held_back(table):
+        entry = table[order]
+        question = _held_back(order)
+        assert opening.lookup(**question) == entry.first
+        assert opening.lookup(**{**question, "hold_spent": True}) == entry.held
+        assert opening.lookup(**{**question, "hold": order[2]}) is None  # a held piece the bag deals again
+        args = (0, order[1], list(order[2:7]), order[0], (), SEVEN_BAG, SRS, 4)
+        looked_up = pc_chance(*args)
+        searched = pc_chance(*args, table=False)
+        assert looked_up.chance == searched.chance == 1.0, opening.order_text(order)
+        assert looked_up.futures == searched.futures == opening.FUTURES
+        best = looked_up.best_placement
+        assert best is not None and best.hold == (best.piece == order[0])
+        assert _count_with_the_held_piece(order, entry.first) == opening.FUTURES
+
+
+@pytest.mark.parametrize("advice", ["keep", "swap"])
+def test_a_player_holding_the_missing_piece_sees_the_searched_chance_and_can_follow_it(app, table, advice):
+    """A PC-practice game started as a later PC is: empty field, the bag's last six pieces dealt, its missing one
+    in hold. The player reads the panel, makes a mistake and takes it back (the same panel again), presses hold on
+    its own when advised (the panel is read again), then the advised keys one at a time. Every chance shown is what
+    the search says. `advice`: the order's advice places the piece in play, or the held one."""
+    from game.board import Board
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from tests.players import Keys, pc_answered, run_until
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+    from ui.play_state import StartPosition
+
+    order = dict(zip(["keep", "swap"], _orders_held_back(table), strict=True))[advice]
+    start = StartPosition(board=Board.empty(), queue=list(order[1:]), hold=order[0], randomizer_state=())
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, start, 1)
+    keys.scene = scene
+    app.scenes.push(scene)
+    coach, game = scene.coach, scene.game
+
+    def advised() -> bool:
+        return pc_answered(coach) and coach.pc_panel().first_move is not None
+
+    try:
+        assert run_until(app, advised)
+        assert game.board.bits == 0 and game.hold == order[0] and not game.hold_used
+        panel = coach.pc_panel()
+        assert panel.chance == _searched_chance(game, 4) == 1.0
+        assert panel.chance_text == "PC chance 100%"
+        move = panel.first_move
+        assert move.hold == (move.placement.piece == order[0]) == (advice == "swap")
+        # a mistake first: the piece in play dropped where it is, then taken back
+        keys.pending = [Button.HARD_DROP]
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
+        assert run_until(app, advised)
+        assert coach.pc_panel().chance == panel.chance and coach.pc_panel().advice == panel.advice
+        if move.hold:  # hold pressed on its own, then the panel is read again
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, advised)
+            assert coach.pc_panel().chance == _searched_chance(game, 4) == 1.0
+            move = coach.pc_panel().first_move
+            assert not move.hold and move.placement.piece == order[0]
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert run_until(app, lambda: pc_answered(coach))
+        assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines) == 1.0
+    finally:
+        app.scenes.pop()

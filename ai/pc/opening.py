@@ -7,7 +7,8 @@ futures. These are the live chance's hardest questions (up to ~1.5 s of search: 
 opening), every game and every PC-practice start asks them, and there are only 5,040 bag orders.
 `scripts/make_opening_table.py` answers each with `ai.pc.chance.pc_chance` and writes `opening_<rules>.txt`;
 `pc_chance` answers from it when the question is exactly one of the table's (rules with a table, told apart by
-their cache key; soft drop, hold, 4 lines, 7-bag), and searches otherwise.
+their cache key; soft drop, hold, 4 lines, 7-bag) or equal to one (a later PC's first position with the bag's last
+six pieces shown and its missing one in hold: see `lookup`), and searches otherwise.
 
 A line of the table: the bag's order, then for each position how many of the 840 futures keep a PC after the best
 next placement, and that placement (piece and cells; hold is pressed when the piece is not the one in play): the
@@ -146,9 +147,10 @@ def lookup(
     use_hold: bool,
     hold_spent: bool,
 ) -> Answer | None:
-    """The table's answer when this is exactly one of the table's questions, else None. The position after a
-    first placement other than the advised one, after the first piece held and the second placed, or after the first
-    placed and hold pressed at the second, is answered by the second-position tables (ai.pc.seconds)."""
+    """The table's answer when this is exactly one of the table's questions (or one equal to it: see the held
+    piece below), else None. The position after a first placement other than the advised one, after the first
+    piece held and the second placed, or after the first placed and hold pressed at the second, is answered by the
+    second-position tables (ai.pc.seconds)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -176,9 +178,18 @@ def lookup(
             from ai.pc import seconds  # (it reads this module's answers)
 
             return seconds.lookup(bits, placed, shown, rules)  # after a first placement of the player's own
-    elif hold is not None and hold_spent and not bits and not state:  # the first position, hold pressed
+    elif hold is not None and not bits and not state:
         entry = table.get((Piece(hold), *shown))
-        return entry.held if entry is not None else None
+        if entry is None:
+            return None
+        if hold_spent:  # the first position, hold pressed
+            return entry.held
+        # A later PC's first position, the bag's last six pieces shown and its missing one in hold, not pressed
+        # yet: holding a piece with hold free to press offers exactly the placement sequences of having it in
+        # play with hold empty (place it: the piece in play moves to hold; keep it: as if held at once), over the
+        # same pieces and futures, so it is the first position of this order, and the table's advice stands
+        # (hold is pressed when the piece it names is the held one).
+        return entry.first
     return None
 
 
