@@ -49,6 +49,10 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             positions right after a hold press are asked too
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
+  spots, spots-srs
+            along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
+            empty cells or not), then the next position's chance, asked right after the first position's: a
+            player who drops at once on any spot of their own (`wander`'s own spots are flat and keep the PC)
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -109,6 +113,8 @@ GROUPS = (
     "wander",
     "wander-srs",
     "wander-srsplus",
+    "spots",
+    "spots-srs",
     "floor",
 )
 
@@ -308,6 +314,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "wander": _wander_group,
         "wander-srs": lambda: _wander_group(rules_name="srs"),
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
+        "spots": _spots_group,
+        "spots-srs": lambda: _spots_group(rules_name="srs"),
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -493,7 +501,19 @@ def _head(tree: str, group: str) -> str:
 WANDERS = ("wander", "wander-srs", "wander-srsplus")  # the same games under each rule set with tables
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share
-CHANCE_GROUPS = ("chance", "live", "opening", "follow", "firsts", "seconds", "held", "holding", *WANDERS)
+CHANCE_GROUPS = (
+    "chance",
+    "live",
+    "opening",
+    "follow",
+    "firsts",
+    "seconds",
+    "held",
+    "holding",
+    *WANDERS,
+    "spots",
+    "spots-srs",
+)
 
 
 def own_spot(stream: list, r: int, hold, bits: int, h: int, rules, rng: random.Random, hold_spent: bool = False):
@@ -578,6 +598,61 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-
                 else:  # the held piece comes into play; the queue does not move
                     result = ask_timed(ident + "h", stream, bits, hold, r + 1, stream[r], h, True)
                 exact += not result.approximate
+            r, hold, bits, h, pc, placed = _advance(stream, r, hold, bits, h, pc, placed, step)
+    return {"times": times, "solvable": exact, "ids": ids}
+
+
+def _spots_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-180", last_pc: int = 7) -> dict:
+    """Every spot for a later PC's first piece: along the `wander` games (PCs 2 to `last_pc`), at each PC's first
+    position every placement of the piece in play and of the other one (hold pressed), covering empty cells or not,
+    a PC left or not, then the next position's chance, asked right after the first position's is asked again (what
+    the worker knows when a player drops the piece at once on a spot of their own, not thinking ahead). Only these
+    are timed. `firsts` and `seconds` time the 1st PC's."""
+    from ai.pc.chance import pc_chance
+    from ai.pc.field import clear_full_rows
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
+    from ai.pc.opening import RULES
+    from ai.pc.search import searcher_for, step_of
+    from game.randomizer import make_randomizer
+
+    rules = RULES[rules_name]
+    _warm_up(rules)
+    bag = make_randomizer("7bag", 0)
+    gen = searcher_for(rules, True).gen
+    times, exact, ids = [], 0, []
+
+    def ask(stream: list, r: int, hold, bits, h: int):
+        queue = list(stream[r + 1 : r + 1 + PREVIEWS])
+        return pc_chance(bits, stream[r], queue, hold, bag_state(stream, r + 1 + PREVIEWS), bag, rules, h)
+
+    for seed in seeds:
+        clear_caches()
+        rng = random.Random(seed)
+        stream = bag_stream(seed, 40)
+        r, hold, bits, h, pc, placed = 0, None, 0, 4, 1, 0
+        while r + 2 + PREVIEWS < len(stream) and pc <= last_pc:
+            result = ask(stream, r, hold, bits, h)
+            if result.chance == 0 or result.best_placement is None:
+                break
+            if placed == 0 and pc >= 2:
+                other = stream[r + 1] if hold is None else hold  # (Piece.I is 0: not `hold or ...`)
+                for piece in dict.fromkeys((stream[r], other)):
+                    for child in gen.children(bits, h, piece):
+                        step = step_of(piece, child, hold=piece != stream[r])
+                        _, after_r, after_hold = play(stream, r, hold, step.hold)
+                        after, cleared = clear_full_rows(bits | step.mask, h)
+                        if cleared == h:
+                            continue
+                        ask(stream, r, hold, bits, h)
+                        settle()
+                        started = time.thread_time()
+                        spot = ask(stream, after_r, after_hold, after, h - cleared)
+                        times.append((time.thread_time() - started) * 1000)
+                        exact += not spot.approximate
+                        ids.append(f"s{seed}pc{pc}:{piece.name}@{step.mask}")
+            step = result.best_placement  # the game goes on as `wander`'s
+            if rng.random() < 0.5:
+                step = own_spot(stream, r, hold, bits, h, rules, rng) or step
             r, hold, bits, h, pc, placed = _advance(stream, r, hold, bits, h, pc, placed, step)
     return {"times": times, "solvable": exact, "ids": ids}
 
