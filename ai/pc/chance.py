@@ -65,6 +65,12 @@ RULING_SLACK = 1
 # `pc_chance` (taking turns below 100 futures too left wander's tails the same and cost its median 0.31 -> 0.33 ms)
 SECOND_ORDER = True
 SECOND_MIN = 100
+# once this many futures are known lost whatever the placement, no more are looked for: each look is a single search
+# from the position itself (~3 ms at a 3rd PC's second position), and where dozens of futures are lost that way the
+# placements lose them more cheaply one by one (bench/pc.py --groups spots-srs, s11pc3:Z@268828800: 60 looks, 192 of
+# 311 ms; recorded spots asked both ways, 8 against none: its slowest 339 -> 256 ms, 10 -> 8 over 200 ms, wander's
+# the same)
+HOPELESS_MAX = 8
 _FLOOR = (1 << WIDTH) - 1
 _LEFT_WALL = sum(1 << (WIDTH * row) for row in range(8))
 _RIGHT_WALL = _LEFT_WALL << (WIDTH - 1)
@@ -472,7 +478,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         return (hard & -hard).bit_length() - 1
 
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
-    # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost.
+    # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost, until
+    # HOPELESS_MAX are found.
     hopeless = [0]
     checked = [0]
 
@@ -586,7 +593,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     root_leaf = leaf + offset
                     score.lost |= 1 << root_leaf
                     note_lost(1 << root_leaf)
-                    if hold_spent or checked[0] >> root_leaf & 1 or not check_hopeless(root_leaf, left_ms):
+                    if (
+                        hold_spent
+                        or checked[0] >> root_leaf & 1
+                        or hopeless[0].bit_count() >= HOPELESS_MAX
+                        or not check_hopeless(root_leaf, left_ms)
+                    ):
                         score.losses += 1
                 return
             wanted = trie_wanted(need, offset, score)
