@@ -263,7 +263,6 @@ def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it
         entry = table[order]
         question = _question(order, hold=order[0], current=order[1], queue=order[2:7], randomizer_state=())
         question["hold_spent"] = True
-        question["bits"] = 0
         assert opening.lookup(**question) == entry.held
         args = (0, order[1], list(order[2:7]), order[0], (), SEVEN_BAG, SRS, 4)
         looked_up = pc_chance(*args, hold_spent=True)
@@ -278,9 +277,7 @@ def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it
 # (the 8th, 15th and 22nd PCs of a 7-bag game whose player keeps a piece in hold): the same as the first position of
 # that bag order, so the table answers it.
 def _held_back(order: tuple[Piece, ...]) -> dict:
-    question = _question(order, hold=order[0], current=order[1], queue=order[2:7], randomizer_state=())
-    question["bits"] = 0
-    return question
+    return _question(order, hold=order[0], current=order[1], queue=order[2:7], randomizer_state=())
 
 
 def _orders_held_back(table) -> list[tuple[Piece, ...]]:
