@@ -361,6 +361,17 @@ def forget_what_earlier_chances_found() -> None:
     importlib.import_module("ai.pc.percent")._MEMOS.clear()
 
 
+def forget_all_the_solver_learned() -> None:
+    """`forget_what_earlier_chances_found`, and the single searches' dead states and the compiled trie search's
+    memo: a question asked after this takes the path it takes in a fresh worker, whatever ran before."""
+    from ai.pc import jit_trie, search
+
+    search.searcher_for.cache_clear()
+    forget_what_earlier_chances_found()
+    for shared in jit_trie._SHARED:
+        shared.forget()
+
+
 def test_a_placement_decided_after_a_tiling_loss_is_not_taken_as_the_best() -> None:
     """Regression: 1st PC of the 7-bag loop (seed 4, following the panel), after four placements. The search
     proved one future of a placement lost by the pieces' counts alone, then found a PC for another: its upper

@@ -11,6 +11,7 @@ from ai.pc.loop import loop_positions
 from ai.pc_service import exact_chance
 from game.randomizer import make_randomizer
 from game.rules import Rules
+from tests.test_pc_exactness import forget_all_the_solver_learned
 
 pytest.importorskip("numba")
 
@@ -35,11 +36,15 @@ class _Asked:
 
 def test_the_worker_chance_is_the_exact_one_and_asks_for_newer_questions_all_along() -> None:
     # seed 2's 3rd PC after one placement: about half a second of search, hundreds of steps (the 1st PC's first
-    # position is the opening table's, answered without a search: its third is searched)
+    # position is the opening table's, answered without a search: its third is searched). Both are asked from what
+    # a fresh worker knows: where two placements win every future, the one named is the first one proved, which
+    # depends on what earlier searches left (here I alone or Z through hold, both 100%).
     for pos in _positions(2, {(3, 0), (3, 1), (1, 2)}):
+        forget_all_the_solver_learned()
         exact = pc_chance(
             pos.field, pos.current, list(pos.queue), pos.hold, pos.bag_state, make_randomizer("7bag", 0), RULES
         )
+        forget_all_the_solver_learned()
         asked = _Asked()
         live = exact_chance(pos.snapshot(RULES), pos.lines, soft_drop=True, should_stop=asked)
         assert live is not None and not live.approximate
