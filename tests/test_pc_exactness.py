@@ -492,6 +492,50 @@ def test_a_call_cut_short_says_so_and_under_counts() -> None:
     assert short.chance <= full.chance == pytest.approx(1.0)
 
 
+def test_a_look_for_futures_lost_everywhere_that_gives_up_leaves_the_answer_exact(monkeypatch) -> None:
+    """A 3rd PC's second position (bench/pc.py --groups spots, s12pc3:S@4206600; the default rules, an S on the
+    floor, Z in play, J held, 210 futures) where looks for a future lost whatever the placement give up after one
+    slice of their single search: the answer is not marked approximate, it is the same with every look run to its
+    end, and the compiled trie search, asked every future after every next placement, finds none better than the
+    one named and that one winning as many futures as the chance says."""
+    from ai.pc import chance, search
+    from ai.pc.chance import futures_trie, next_options, queue_length
+    from ai.pc.opening import RULES
+    from ai.pc.percent import TrieSearch
+
+    truncated = []
+    solve = search.Searcher.solve
+
+    def spy(self, problem, **options):
+        found = solve(self, problem, **options)
+        truncated.append(found[1].truncated)
+        return found
+
+    monkeypatch.setattr(search.Searcher, "solve", spy)
+    rules, bag = RULES["srs-180"], make_randomizer("7bag", 0)
+    bits, current, queue, held = 4206600, Piece.Z, [Piece[p] for p in "ITJLO"], Piece.J
+    forget_all_the_solver_learned()
+    result = pc_chance(bits, current, queue, held, (), bag, rules, 4)
+    assert any(truncated) and not result.approximate and result.futures == 210
+    monkeypatch.setattr(chance, "HOPELESS_ONE_SLICE", False)
+    forget_all_the_solver_learned()
+    truncated.clear()
+    to_the_end = pc_chance(bits, current, queue, held, (), bag, rules, 4)
+    assert not any(truncated) and not to_the_end.approximate
+    assert to_the_end.chance == result.chance
+    trie, _, _ = futures_trie((current, *queue), queue_length(9, held, True), bag, ())
+    gen = search.searcher_for(rules, True).gen
+    trie_search = TrieSearch(gen, True)
+    won: dict[tuple[Piece, int], int] = {}
+    for placed, keep, sub, offset, _ in next_options(trie, current, held, True, False):
+        for child in gen.children(bits, 4, placed):
+            got = trie_search.run(child.field, child.h, keep, sub) & sub.leaves
+            won[placed, child.mask] = won.get((placed, child.mask), 0) | got << offset
+    named = result.best_placement
+    assert won[named.piece, named.mask].bit_count() == round(result.chance * 210)
+    assert max(leaves.bit_count() for leaves in won.values()) == won[named.piece, named.mask].bit_count()
+
+
 @pytest.mark.parametrize("rows", [["XXXXX_____", "XXXXXX____", "XXXXXXX___", "XXXXXX____"], ["XXXXXX____"] * 4])
 def test_percent_on_a_set_up_with_every_bag_equals_solving_each_prefix(rows: list[str]) -> None:
     """`*p4,*p3` on a 4-piece set-up: the first five pieces decide (four placements, one through hold), so the

@@ -71,6 +71,11 @@ SECOND_MIN = 100
 # 311 ms; recorded spots asked both ways, 8 against none: its slowest 339 -> 256 ms, 10 -> 8 over 200 ms, wander's
 # the same)
 HOPELESS_MAX = 8
+# and a look gives up after one slice of its single search (2,048 states); the future then counts as the placement's
+# loss only. Few looks take longer (bench/pc.py --groups spots: 58 of 1,599 that found a future lost everywhere, 22
+# of 1,920 that found a PC), but at a 3rd PC's second position each costs 10-16 ms (spots asked both ways, games
+# alternated: slowest 402 -> 336 ms, 23 -> 19 over 200 ms; spots-srs 383 -> 346, 24 -> 20; sums and wander the same)
+HOPELESS_ONE_SLICE = True
 _FLOOR = (1 << WIDTH) - 1
 _LEFT_WALL = sum(1 << (WIDTH * row) for row in range(8))
 _RIGHT_WALL = _LEFT_WALL << (WIDTH - 1)
@@ -479,7 +484,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
 
     # Leaves lost whatever the next placement (no PC from this state for that queue at all): lost for every
     # placement, so they lower every upper bound at once. Checked for leaves the placement being refined lost, until
-    # HOPELESS_MAX are found.
+    # HOPELESS_MAX are found, each by a single search of one slice at most (HOPELESS_ONE_SLICE).
     hopeless = [0]
     checked = [0]
 
@@ -493,7 +498,20 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if any(other.won >> leaf & 1 for other in scores.values()):  # won already (a search would find it again)
             return False
         problem = Problem(bits, lines, trie.sequences[leaf], hold, use_hold)
-        solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=should_stop)
+        gave_up = []
+
+        def at_first_look() -> bool:
+            """Stop at the search's first look at the clock (after one slice of states, SLICE_NODES of
+            ai.pc.jit_search), unless the caller stops the whole search."""
+            if should_stop is None or not should_stop():
+                gave_up.append(True)
+            return True
+
+        solutions, stats = searcher.solve(
+            problem, budget_ms=left_ms, should_stop=at_first_look if HOPELESS_ONE_SLICE else should_stop
+        )
+        if stats.truncated and gave_up:
+            return False  # not known: the leaf counts as the placement's loss only
         if stats.truncated:
             search.truncated = True
             return False
