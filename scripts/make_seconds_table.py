@@ -1,16 +1,17 @@
 """Compute the second-position tables (ai/pc/<family>_<rules>.txt.gz): the exact PC chance after every first placement
-of a 7-bag game (seconds), after the first piece held and each placement of the second (seconds-held), or after each
-first placement and hold pressed at the second (seconds-holding), for every order of the pieces shown then, with the
+of a 7-bag game (seconds), after the first piece held and each placement of the second (seconds-held), after each
+first placement and hold pressed at the second (seconds-holding), or at a later PC's second position whose first
+piece was a bag's first, a piece held (seconds-boundary), for every order of the pieces shown then, with the
 project's own search (ai.pc.seconds).
 
     python scripts/make_seconds_table.py [--rules srs-180] [--family seconds-held] [--jobs 2] [--limit N]
     python scripts/make_seconds_table.py [--family F] --check 20   # random entries against pc_chance; 1 if any differ
 
 Resumable: groups (first placements; with hold, held piece and placement) already in the file are kept, the others
-are searched likeliest first (ai.pc.seconds.Family.groups) and the file is written again after each one, so stopping
-it loses only the groups in progress. A first placement takes 0.5-2 CPU minutes (720 orders); all 162 took 3.1 CPU
-hours for SRS with 180. A group with hold takes 2-30 CPU seconds (840 orders). A table is used for the groups it holds
-(the others are searched live).
+are searched likeliest first (ai.pc.seconds.Family.groups) and the file is written again once a minute and when it
+stops (Ctrl+C too), so stopping it loses only the groups in progress. A first placement takes 0.5-2 CPU minutes (720
+orders); all 162 took 3.1 CPU hours for SRS with 180. A group with hold takes 2-30 CPU seconds (840 orders; 1,440 at
+the boundary). A table is used for the groups it holds (the others are searched live).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def _solve(job: tuple[str, str, tuple]) -> tuple[tuple, list[str], float]:
 
 
 _FAMILIES = {family.name: family for family in seconds.FAMILIES}
+WRITE_EVERY_S = 60
 
 
 def _check(name: str, family: seconds.Family, out: Path, count: int) -> int:
@@ -52,8 +54,9 @@ def _check(name: str, family: seconds.Family, out: Path, count: int) -> int:
     for key, answer in random.Random().sample(sorted(table.items()), min(count, len(table))):
         *group, order = key
         hold = None if family is seconds.SECONDS else group[0]
-        # after the first bag's pieces, the next bag is whole (no hold) or has dealt its first piece (hold)
-        state = tuple(p for p in ALL_PIECES if p != order[5]) if hold is not None else ()
+        # after the first bag's pieces, the next bag is whole (no hold) or has dealt its first piece (hold); the
+        # bag is shown whole at the boundary family's positions
+        state = tuple(p for p in ALL_PIECES if p != order[5]) if hold is not None and not family.whole_bag else ()
         result = pc_chance(
             group[-1],
             order[0],
@@ -85,7 +88,8 @@ def main() -> int:
         choices=sorted(_FAMILIES),
         default=seconds.SECONDS.name,
         help="seconds: after a first placement; seconds-held: the first piece held, the second placed; "
-        "seconds-holding: the first placed, hold pressed at the second",
+        "seconds-holding: the first placed, hold pressed at the second; seconds-boundary: a later PC's second "
+        "position, its first piece a bag's first and a piece held",
     )
     args = parser.parse_args()
     family = _FAMILIES[args.family]
@@ -99,14 +103,22 @@ def main() -> int:
     todo = [group for group in family.groups(rules) if group not in done][: args.limit]
     total = len(done) + len(todo)
     print(f"{len(done)} groups in {out.name}, {len(todo)} to search", flush=True)
+    written = time.monotonic()
     with Pool(args.jobs) as pool:
         jobs = [(args.rules, family.name, group) for group in todo]
-        for group, new, cpu in pool.imap_unordered(_solve, jobs):
-            lines += new
+        try:
+            for group, new, cpu in pool.imap_unordered(_solve, jobs):
+                lines += new
+                done.add(group)
+                # a big table takes seconds to sort and compress: written once a minute, not after every group
+                if time.monotonic() - written > WRITE_EVERY_S:
+                    seconds.write_table(out, rules, lines, family)
+                    written = time.monotonic()
+                *pieces, mask = group
+                name = "".join(p.name for p in pieces)
+                print(f"{name} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
+        finally:  # stopped (Ctrl+C): the groups finished are kept
             seconds.write_table(out, rules, lines, family)
-            done.add(group)
-            *pieces, mask = group
-            print(f"{''.join(p.name for p in pieces)} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
     return 0
 
 

@@ -16,7 +16,7 @@ import pytest
 from ai import pc_service
 from ai.pc import opening, seconds
 from ai.pc.api import solve
-from ai.pc.chance import pc_chance
+from ai.pc.chance import pc_chance, queue_length
 from ai.pc.search import searcher_for, step_of
 from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
@@ -67,7 +67,10 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
         assert group in groups
         mask = group[-1]
         assert set(orders) == set(family.orders(group))
-        assert len(orders) == (720 if family is seconds.SECONDS else 840)
+        if family.whole_bag:  # the bag less the piece placed, and less the one held when that is another piece
+            assert len(orders) == (720 if group[0] == group[1] else 1440)
+        else:
+            assert len(orders) == (720 if family is seconds.SECONDS else 840)
         for order, answer in orders.items():
             assert 0 <= answer.count <= family.futures == answer.futures
             if answer.count == 0:
@@ -128,14 +131,15 @@ def test_a_group_looked_up_before_the_table_is_parsed_answers_as_the_whole_parse
             assert lazy.get((*group, order)) == whole.get(group, {}).get(order)
 
 
-def _args(key: tuple, rules: Rules = RULES) -> tuple:
+def _args(family: seconds.Family, key: tuple, rules: Rules = RULES) -> tuple:
     """pc_chance's arguments at the position of a table key (hold_spent apart, see _chance): the first piece on its
     cells, the rest of the bag in the key's order (no hold); or a piece held and one on its cells, the bag's other
-    five then the next bag's first piece shown, that bag's other six left in it."""
+    five then the next bag's first piece shown, that bag's other six left in it; or (the bag shown whole) a piece
+    held and one on its cells, the bag's six others shown, none left in it."""
     *group, order = key
     if len(group) == seconds.SECONDS.group_size:
         return (group[-1], order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
-    left = tuple(p for p in ALL_PIECES if p != order[5])
+    left = () if family.whole_bag else tuple(p for p in ALL_PIECES if p != order[5])
     return (group[-1], order[0], list(order[1:]), group[0], left, SEVEN_BAG, rules, 4)
 
 
@@ -157,15 +161,15 @@ def test_sampled_entries_equal_the_search(family, name):
     table = seconds.load_table(family.path(name), rules, family)
     every = family.futures
     for key in _sample(table, 2, 2026, below=every + 1) + _sample(table, 3, 2027, below=every):
-        searched = _chance(family, _args(key, rules), table=False)
+        searched = _chance(family, _args(family, key, rules), table=False)
         assert not searched.approximate and searched.futures == every
         assert round(searched.chance * every) == table[key].count, key
 
 
-def _count_by_single_searches(key: tuple, answer: opening.Answer) -> int:
+def _count_by_single_searches(family: seconds.Family, key: tuple, answer: opening.Answer) -> int:
     """Futures from which the single-queue solver finds a PC after the named placement: no trie, no
     arrangements, no table."""
-    bits, current, queue, hold, left, *_ = _args(key)
+    bits, current, queue, hold, left, *_ = _args(family, key)
     gen = searcher_for(RULES, True).gen
     (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
     if answer.piece == current:  # (always, hold spent)
@@ -175,7 +179,9 @@ def _count_by_single_searches(key: tuple, answer: opening.Answer) -> int:
     else:  # hold pressed: the held piece is placed, the piece in play is held
         hold, rest = current, tuple(queue)
     won = 0
-    for future, _ in SEVEN_BAG.sequences(3 if left else 4, left):
+    # the pieces a PC of the placements left can use (ai.pc.chance.queue_length), less those shown
+    unknown = queue_length((10 * child.h - child.field.bit_count()) // 4, hold, True) - len(rest)
+    for future, _ in SEVEN_BAG.sequences(unknown, left):
         won += solve(child.field, (*rest, *future), hold=hold, rules=RULES, lines=child.h, verify=False).solvable
     return won
 
@@ -187,7 +193,7 @@ DEFAULT_SHIPPED = [family for family, name in SHIPPED if name == "srs-180"]
 def test_the_named_placement_keeps_the_count_future_by_future(family):
     table = seconds.load_table(family.path("srs-180"), RULES, family)
     for key in _sample(table, 2, 7, below=family.futures):
-        assert _count_by_single_searches(key, table[key]) == table[key].count, key
+        assert _count_by_single_searches(family, key, table[key]) == table[key].count, key
 
 
 @pytest.mark.parametrize("family", DEFAULT_SHIPPED, ids=[f.name for f in DEFAULT_SHIPPED])
@@ -198,8 +204,8 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     low = {key: answer for key, answer in table.items() if key[-2] < 1 << 30}  # the top row empty: it can move up
     key = _sample(low, 1, 11, below=family.futures)[0]
     entry = table[key]
-    looked_up = _chance(family, _args(key))
-    searched = _chance(family, _args(key), table=False)
+    looked_up = _chance(family, _args(family, key))
+    searched = _chance(family, _args(family, key), table=False)
     assert looked_up.chance == searched.chance and not looked_up.approximate
     best = looked_up.best_placement
     assert best is not None and (best.piece, best.mask) == (entry.piece, entry.mask)
@@ -207,11 +213,11 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     marked = dict(table)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
     monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
-    assert round(_chance(family, _args(key)).chance * family.futures) == entry.count - 1
+    assert round(_chance(family, _args(family, key)).chance * family.futures) == entry.count - 1
     # not the table's question: other rules, the field moved up a row
-    other = _args(key, Rules.named("srs"))
+    other = _args(family, key, Rules.named("srs"))
     assert _chance(family, other).chance == _chance(family, other, table=False).chance
-    raised = _args(key)
+    raised = _args(family, key)
     raised = (raised[0] << 10, *raised[1:])
     assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
 
@@ -262,7 +268,7 @@ def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, 
     key = (*group, (now.current, *now.queue))
     assert shown is not None
     assert round(shown * table[key].futures) == table[key].count
-    assert shown == _chance(family, _args(key), table=False).chance
+    assert shown == _chance(family, _args(family, key), table=False).chance
     searched.clear()  # the search just made is this check's own
 
 
@@ -383,3 +389,64 @@ def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_ta
     holding = seconds.load_table(seconds.HOLDING.path("srs-180"), RULES, seconds.HOLDING)
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert any(_own_way_then_hold(app, seed, holding, table, searched) for seed in range(1, 40))
+
+
+def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, searched: list) -> None:
+    """PC practice started as a later PC whose first piece is a bag's first, with a piece held from the bag
+    before (the 3rd PC of the loop): empty field, `hold` in hold, the bag's first six pieces `shown` (the piece in
+    play first), its seventh left in it. The player waits for the panel; with `swap`, presses hold on its own
+    (the held piece comes out, the bag's first goes in) and waits again; then drops the piece in play at once on a
+    spot of their own that the table holds. The panel's chance is the table's and the search's, and the worker
+    did not search it. With `swap`, a mistake follows (the next piece dropped where it spawns), taken back: the
+    same position, the same chance, still no search."""
+    from game.board import Board
+    from game.handling import Button
+    from tests.players import Keys, pc_answered, run_until
+    from ui.modes import PC_PRACTICE
+    from ui.play import PlayScene
+    from ui.play_state import StartPosition
+
+    queue = [Piece[name] for name in shown]
+    (seventh,) = set(ALL_PIECES) - set(queue)
+    start = StartPosition(board=Board.empty(), queue=queue, hold=hold, randomizer_state=(seventh,))
+    keys = Keys(app)
+    scene = PlayScene(app, PC_PRACTICE, start, 1)
+    keys.scene = scene
+    app.scenes.push(scene)
+    game = scene.game
+    try:
+        assert scene.game.rules.cache_key() == RULES.cache_key()
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        if swap:
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used and game.hold == queue[0])
+            assert run_until(app, lambda: pc_answered(scene.coach))
+        held, piece = game.hold, game.active.piece
+        searched.clear()
+        groups = _by_group(table)
+        mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: (held, piece, mask) in groups)
+        assert mask is not None, "the table holds no spot of this piece"
+        assert game.hold == held and (game.active.piece, *game.preview()[:5]) == (*queue[1:], seventh)
+        _check_panel(app, scene, seconds.BOUNDARY, table, (held, piece, mask), searched)
+        if swap:
+            keys.pending = [Button.HARD_DROP]
+            assert run_until(app, lambda: game.stats.pieces == 2 and keys.idle)
+            assert run_until(app, lambda: pc_answered(scene.coach))
+            searched.clear()
+            keys.pending = [Button.UNDO]
+            assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
+            assert game.board.bits == mask and game.hold == held and not game.hold_used
+            _check_panel(app, scene, seconds.BOUNDARY, table, (held, piece, mask), searched)
+    finally:
+        app.scenes.pop()
+
+
+@pytest.mark.parametrize(
+    ("hold", "shown", "swap"), [(Piece.T, "IJLOSZ", False), (Piece.I, "TJLOSZ", True)], ids=["placed", "held"]
+)
+def test_a_player_at_a_later_pc_playing_their_own_way_sees_the_boundary_tables_chance(app, hold, shown, swap, searched):
+    """A later PC whose first piece is a bag's first, a piece held (see _later_pc_own_way): the bag's first
+    piece placed on a spot of the player's own, or the held piece placed after hold was pressed for it."""
+    table = seconds.load_table(seconds.BOUNDARY.path("srs-180"), RULES, seconds.BOUNDARY)
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    _later_pc_own_way(app, hold, shown, swap, table, searched)

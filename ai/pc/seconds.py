@@ -9,16 +9,21 @@ piece in hold, the second on the field, the bag's other five shown and then the 
 next three are not (120 futures; searched ~0.3 s median, bench/pc.py --groups held). There are 972 such groups
 (held piece, piece placed, its cells) and, for each, 840 orders of the pieces shown. A player who places the first
 piece their own way and then presses hold meets the third kind (HOLDING): the same pieces and futures, but hold
-is spent, so the next placement is the piece in play's (searched ~0.13 s median, often over 0.2 s).
+is spent, so the next placement is the piece in play's (searched ~0.13 s median, often over 0.2 s). A later PC whose
+first piece is a bag's first, with a piece held from the bag before (the 3rd PC of the loop), meets the fourth kind
+at its second piece (BOUNDARY): that piece placed, or the held one placed and the bag's first held, the bag's six
+others shown and the next bag's first three not (210 futures; searched up to ~0.4 s, the slowest positions of
+bench/pc.py --groups spots). There are 1,134 groups (held piece, piece placed, its cells; the two may be the same
+piece) and, for each, the orders of the bag less the piece placed and of the bag less the one held (1,440, or 720).
 
 `_best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
 same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper bound, a
 placement refined by deciding the futures the order's other placements lost first, until the best is decided and no
 other can beat it. Sharing makes a position cost ~0.1 s of search instead of ~0.5 s (3.1 CPU hours for the 116,640
 second positions of SRS with 180), and ~0.02 s instead of ~0.3 s with hold.
-`scripts/make_seconds_table.py [--held]` writes the answers to `seconds_<rules>.txt.gz` (`seconds-held_<rules>.txt.gz`)
-beside this module, groups in the order a player is likeliest to use them (flat on the floor first), and can be
-stopped and resumed: a group not in the file is searched live, as any other position.
+`scripts/make_seconds_table.py [--family NAME]` writes the answers to `<family>_<rules>.txt.gz` beside this module,
+groups in the order a player is likeliest to use them (flat on the floor first), and can be stopped and resumed: a
+group not in the file is searched live, as any other position.
 
 A line of a table: the group (first piece, or held piece and piece placed, then the cells), the order of the pieces
 shown, then how many of the futures keep a PC after the best next placement, and that placement (piece and cells;
@@ -60,6 +65,7 @@ class Family:
     held: bool  # a piece is in hold: groups start with it
     what: str  # the position, for the tables' header
     hold_spent: bool = False  # hold pressed for the piece in play: the next placement is its own
+    whole_bag: bool = False  # the six shown are a bag less the piece placed or less the one held (BOUNDARY)
 
     @property
     def group_size(self) -> int:
@@ -70,19 +76,31 @@ class Family:
         return Path(__file__).with_name(f"{self.name}_{rules_name}.txt.gz")
 
     def groups(self, rules: Rules) -> list[tuple]:
-        """Every group, likeliest first (see first_placements); with hold, each held piece in turn."""
+        """Every group, likeliest first (see first_placements); with hold, each held piece in turn (the same piece
+        as the one placed too, when the bag before dealt it)."""
         if not self.held:
             return list(first_placements(rules))
-        return [(held, piece, mask) for piece, mask in first_placements(rules) for held in ALL_PIECES if held != piece]
+        return [
+            (held, piece, mask)
+            for piece, mask in first_placements(rules)
+            for held in ALL_PIECES
+            if held != piece or self.whole_bag
+        ]
 
     def orders(self, group: tuple) -> dict[tuple[Piece, ...], int]:
         """The orders of the pieces shown after `group` -> their rank (sorted, the trie's leaf order)."""
-        return _orders(*group[: self.group_size - 1])
+        return _orders(self.whole_bag, *group[: self.group_size - 1])
+
+    def ranks_by_text(self, group: tuple) -> dict[str, int]:
+        """`orders` by the orders' text in a table line."""
+        return _ranks_by_text(self.whole_bag, *group[: self.group_size - 1])
 
     def solve(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
         if not self.held:
             return solve_first(rules, *group)
         held, piece, mask = group
+        if self.whole_bag:
+            return solve_boundary(rules, held, piece, mask)
         return solve_held(rules, held, piece, mask, self.hold_spent)
 
 
@@ -93,7 +111,13 @@ SECONDS = Family("seconds", FUTURES, False, "after each first placement")
 HELD = Family("seconds-held", 120, True, "after the first piece held and the second placed")
 # the first piece placed and hold pressed at the second: the same pieces shown, hold spent (120 futures)
 HOLDING = Family("seconds-holding", 120, True, "after the first piece placed and hold pressed at the second", True)
-FAMILIES = (SECONDS, HELD, HOLDING)
+# a later PC whose first piece is a bag's first, with a piece in hold (the 3rd PC of the loop, the 10th, ...): that
+# piece placed and the one held from before (or the held one placed and the bag's first held), the bag's six others
+# shown and its next three not (210 futures; searched up to ~0.4 s, bench/pc.py --groups spots)
+BOUNDARY = Family(
+    "seconds-boundary", 210, True, "at a later PC whose first piece was a bag's first, a piece held", whole_bag=True
+)
+FAMILIES = (SECONDS, HELD, HOLDING, BOUNDARY)
 
 
 def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
@@ -146,6 +170,18 @@ def solve_held(
     ]
     trie = Trie(sequences)
     return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures, hold_spent)
+
+
+def solve_boundary(rules: Rules, held: Piece, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
+    """The exact chance with `held` in hold and `piece` on `mask` at a PC's second position where the bag is shown
+    whole: its first piece placed (the six others shown, `held` from the bag before) or held (`piece` was the held
+    one: the bag less `held` shown), for every order of the six shown (720 positions, 1,440 when both can be), each
+    over the 210 orders of the next bag's first three pieces."""
+    from ai.pc.percent import Trie
+
+    futures = list(itertools.permutations(ALL_PIECES, 3))
+    trie = Trie([order + future for order in _orders(True, held, piece) for future in futures])
+    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures)
 
 
 def _best_per_order(
@@ -247,21 +283,24 @@ _COUNT_BITS, _PIECE_BITS = 10, 3  # an answer packed in one int: count, then pie
 
 
 @cache
-def _orders(*before: Piece) -> dict[tuple[Piece, ...], int]:
+def _orders(whole_bag: bool, *before: Piece) -> dict[tuple[Piece, ...], int]:
     """The orders of the pieces shown after `before` was played -> their place among them, sorted. One piece
-    before: the other six of the bag; two (held, placed): the other five, then any first piece of the next bag."""
-    rest = [p for p in ALL_PIECES if p not in before]
-    if len(before) == 1:
-        orders = list(itertools.permutations(rest))
+    before: the other six of the bag; two (held, placed): the other five, then any first piece of the next bag;
+    `whole_bag`: the bag less the piece placed, or less the one held."""
+    if whole_bag:
+        orders = {order for missing in before for order in itertools.permutations(set(ALL_PIECES) - {missing})}
+    elif len(before) == 1:
+        orders = set(itertools.permutations(p for p in ALL_PIECES if p not in before))
     else:
-        orders = [order + (p,) for order in itertools.permutations(rest) for p in ALL_PIECES]
+        rest = [p for p in ALL_PIECES if p not in before]
+        orders = {order + (p,) for order in itertools.permutations(rest) for p in ALL_PIECES}
     return {order: i for i, order in enumerate(sorted(orders))}
 
 
 @cache
-def _ranks_by_text(*before: Piece) -> dict[str, int]:
+def _ranks_by_text(whole_bag: bool, *before: Piece) -> dict[str, int]:
     """_orders by the orders' text in a table line."""
-    return {"".join(p.name for p in order): at for order, at in _orders(*before).items()}
+    return {"".join(p.name for p in order): at for order, at in _orders(whole_bag, *before).items()}
 
 
 class Table(Mapping[Key, Answer]):
@@ -301,7 +340,7 @@ class Table(Mapping[Key, Answer]):
                 if len(group_text) != self.family.group_size:
                     raise ValueError(f"not a {self.family.name} table line: {line!r}")
                 group = _group_of(group_text)
-                rank_of = _ranks_by_text(*group[:-1])
+                rank_of = self.family.ranks_by_text(group)
                 row = self._groups.setdefault(group, array("q", [-1] * len(rank_of)))
                 known = by_text[before] = (row, rank_of)
             row, rank_of = known
@@ -464,6 +503,23 @@ def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules
     if not table or bits.bit_count() != 4:
         return None
     return table.get((placed, bits, shown))
+
+
+def lookup_boundary(bits: Bitboard, held: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
+    """The table's answer at a later PC's second position with `held` in hold and one piece on the field (`bits`
+    its cells), `shown` the piece in play and five previews, the bag's six others, with the bag now empty: its
+    seventh was placed or is the one held (ai.pc.opening.lookup checked the rest of the question: 4 lines, 7-bag,
+    soft drop, hold not pressed)."""
+    table = _table(BOUNDARY, rules)
+    if not table or bits.bit_count() != 4 or len(set(shown)) != 6:
+        return None
+    (missing,) = set(ALL_PIECES) - set(shown)
+    # the piece on the field is known by its cells only: a group is (held, placed, cells), so each piece is tried
+    for placed in (missing,) if missing != held else ALL_PIECES:
+        answer = table.get((held, placed, bits, shown))
+        if answer is not None:
+            return answer
+    return None
 
 
 def lookup_held(
