@@ -81,13 +81,14 @@ def open_stats(app):
     return stats
 
 
-def pc_practice(app, seed: int):
-    """PC practice from an empty field pushed on the app, with a keyboard of one button per tick: (keys, scene)."""
+def pc_practice(app, seed: int, start=None):
+    """PC practice from an empty field (or from `start`, a ui.play_state.StartPosition) pushed on the app, with a
+    keyboard of one button per tick: (keys, scene)."""
     from ui.modes import PC_PRACTICE
     from ui.play import PlayScene
 
     keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, None, seed)
+    scene = PlayScene(app, PC_PRACTICE, start, seed)
     keys.scene = scene
     app.scenes.push(scene)
     return keys, scene

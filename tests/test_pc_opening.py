@@ -325,17 +325,12 @@ def test_a_player_holding_the_missing_piece_sees_the_searched_chance_and_can_fol
     from game.board import Board
     from game.executor import KeyExecutor
     from game.handling import Button
-    from tests.players import Keys, pc_answered, run_until
-    from ui.modes import PC_PRACTICE
-    from ui.play import PlayScene
+    from tests.players import pc_answered, pc_practice, run_until
     from ui.play_state import StartPosition
 
     order = dict(zip(["keep", "swap"], _orders_held_back(table), strict=True))[advice]
     start = StartPosition(board=Board.empty(), queue=list(order[1:]), hold=order[0], randomizer_state=())
-    keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, start, 1)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = pc_practice(app, 1, start)
     coach, game = scene.coach, scene.game
 
     def advised() -> bool:

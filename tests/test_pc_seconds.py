@@ -401,18 +401,13 @@ def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, sea
     same position, the same chance, still no search."""
     from game.board import Board
     from game.handling import Button
-    from tests.players import Keys, pc_answered, run_until
-    from ui.modes import PC_PRACTICE
-    from ui.play import PlayScene
+    from tests.players import pc_answered, pc_practice, run_until
     from ui.play_state import StartPosition
 
     queue = [Piece[name] for name in shown]
     (seventh,) = set(ALL_PIECES) - set(queue)
     start = StartPosition(board=Board.empty(), queue=queue, hold=hold, randomizer_state=(seventh,))
-    keys = Keys(app)
-    scene = PlayScene(app, PC_PRACTICE, start, 1)
-    keys.scene = scene
-    app.scenes.push(scene)
+    keys, scene = pc_practice(app, 1, start)
     game = scene.game
     try:
         assert scene.game.rules.cache_key() == RULES.cache_key()
