@@ -43,10 +43,11 @@ QUICK_BUDGET_MS = 2.0
 _kernels_ready = threading.Event()
 
 
-def warm_up(pc: bool = True) -> None:
+def warm_up(pc: bool = True, rules: Rules | None = None) -> None:
     """Compile the accelerated kernels, or load them from numba's on-disk cache (about 1 s; 10-20 s the very first
     time after an install), then let engines use them. Without numba, engines stay pure Python. `pc`: the PC
-    solver's kernels and tables too (about 150 MB; a Tetris Bot Protocol bot asks no PC question)."""
+    solver's kernels and tables too (about 100 MB for one rule set; a Tetris Bot Protocol bot asks no PC question).
+    `rules`: the rules the game plays, whose PC tables are read now (None: every rule set's, about 190 MB)."""
     from ai.search import accelerated_modules
 
     modules = accelerated_modules()
@@ -58,7 +59,7 @@ def warm_up(pc: bool = True) -> None:
         return
     from ai.pc.api import warm_up as warm_up_pc
 
-    warm_up_pc()  # the PC solver's compiled tiling test: loaded now, not by the first PC question
+    warm_up_pc(rules)  # the PC solver's compiled tiling test: loaded now, not by the first PC question
 
 
 # Cleared while the warm-up thread loads (or, the first time after an install or a kernel change, compiles) the
@@ -68,12 +69,12 @@ _not_warming_up = threading.Event()
 _not_warming_up.set()
 
 
-def start_warm_up() -> threading.Thread:
+def start_warm_up(rules: Rules | None = None) -> threading.Thread:
     """warm_up in a background thread (the worker's way: restarting after a crash must not wait for it)."""
 
     def load() -> None:
         try:
-            warm_up()
+            warm_up(rules=rules)
             freeze_survivors()  # the tables and kernels just loaded: out of every later full collection
         except Exception:  # noqa: BLE001 - no kernels then: the pure-Python engines keep answering
             traceback.print_exc()

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ai.logs import log_path, setup_logging
 from ai.protocol import Answer, PcAim, PcRequest, Ping, Pong, Request, Shutdown, SuggestRequest, WorkerFailure
+from game.rules import Rules
 
 _log = logging.getLogger(__name__)
 
@@ -91,14 +92,16 @@ class _Session:
 READY = -1  # the generation of the Pong a worker sends once it can answer
 
 
-def serve(transport: Transport, handler: Handler | None = None, idle: Idle | None = None) -> None:
+def serve(
+    transport: Transport, handler: Handler | None = None, idle: Idle | None = None, rules: Rules | None = None
+) -> None:
     """Answer requests until Shutdown arrives or the other end closes. Sends Pong(READY) first. Between requests
     `idle` is called while it says there is more to do and no request is waiting (it gets `should_stop` too)."""
     if handler is None:
         from ai.service import handle, start_warm_up, think_ahead  # the real engines, imported in the worker only
 
         handler, idle = handle, think_ahead
-        start_warm_up()
+        start_warm_up(rules)
     try:
         transport.send(Pong(READY))
     except (EOFError, OSError):
@@ -164,12 +167,12 @@ def freeze_survivors() -> None:
     gc.freeze()
 
 
-def worker_main(connection: Connection, handler: Handler | None = None) -> None:
+def worker_main(connection: Connection, handler: Handler | None = None, rules: Rules | None = None) -> None:
     """Entry point of the worker process. It logs to `log_path()`: a handler's exception, an error that ends
     the process, and (through faulthandler) the Python traceback of a hard crash."""
     setup_logging("worker", crashes=True)
     try:
-        serve(connection, handler)
+        serve(connection, handler, rules=rules)
     except KeyboardInterrupt:
         pass
     except BaseException:
@@ -179,11 +182,14 @@ def worker_main(connection: Connection, handler: Handler | None = None) -> None:
         connection.close()
 
 
-def start_process(*, name: str = "stackcoach-ai") -> tuple[multiprocessing.process.BaseProcess, Connection]:
-    """Start a worker with the spawn method (no SDL state is forked). Returns the process and our end."""
+def start_process(
+    *, name: str = "stackcoach-ai", rules: Rules | None = None
+) -> tuple[multiprocessing.process.BaseProcess, Connection]:
+    """Start a worker with the spawn method (no SDL state is forked). Returns the process and our end. `rules`:
+    the rules the game plays, whose PC tables the worker reads as it starts (None: every rule set's)."""
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe(duplex=True)
-    process = context.Process(target=worker_main, args=(theirs,), name=name, daemon=True)
+    process = context.Process(target=worker_main, args=(theirs, None, rules), name=name, daemon=True)
     process.start()
     theirs.close()  # only the child holds it now, so its death shows up as EOF on our end
     return process, ours

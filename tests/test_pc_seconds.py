@@ -8,6 +8,7 @@ placement an entry names, and through the panel by a player who opens their own 
 from __future__ import annotations
 
 import gzip
+import queue
 import random
 from collections import defaultdict
 
@@ -220,6 +221,64 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     raised = _args(family, key)
     raised = (raised[0] << 10, *raised[1:])
     assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
+
+
+def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its_first_question(monkeypatch):
+    """A worker started for a rule set holds that set's tables only (a table is tens of MB once read): the others
+    are read when a question under them comes, and that question is answered from them."""
+    import ai.service
+
+    read: list[tuple[str, str]] = []
+    real_load = seconds.load_table
+
+    def load(path, rules, family=seconds.SECONDS):
+        read.append((family.name, opening.rules_key(rules)))
+        return real_load(path, rules, family)
+
+    monkeypatch.setattr(seconds, "load_table", load)
+    srs = opening.RULES["srs"]
+    seconds._read.cache_clear()  # tables read by earlier tests: read anew, through `load`
+    try:
+        ai.service.warm_up(rules=srs)  # the worker's warm-up: the kernels, then the tables
+        assert {key for _, key in read} == {opening.rules_key(srs)}
+        assert {name for name, _ in read} == {family.name for family in seconds.FAMILIES}
+        read.clear()
+        family, table = seconds.SECONDS, real_load(seconds.SECONDS.path("srs-180"), RULES)
+        key = _sample(table, 1, 5, below=family.futures)[0]
+        looked_up = _chance(family, _args(family, key))
+        assert (family.name, opening.rules_key(RULES)) in read
+        assert round(looked_up.chance * family.futures) == table[key].count and not looked_up.approximate
+    finally:
+        seconds._read.cache_clear()  # not the tables read through `load`: later tests read their own
+
+
+def test_the_worker_process_is_started_for_the_rules_set(app, monkeypatch):
+    """The app starts its worker with the rules of its settings, and a worker restarted after a rules change
+    gets the new ones; the worker's loop hands them to its warm-up (which reads those tables)."""
+    import ai.service
+    import ui.app
+    from ai.protocol import Shutdown
+    from ai.worker import serve
+    from ui.worker_client import _QueueEnd, spawn_thread_worker
+
+    started: list = []
+
+    def spawn(rules):
+        started.append(rules)
+        return spawn_thread_worker(lambda request, should_stop: None)
+
+    monkeypatch.setattr(ui.app, "spawn_process_worker", spawn)
+    app._spawn().stop()
+    assert app.update_settings(change(app.settings, "rules", rotation="srs+")) is None
+    app._spawn().stop()
+    assert started == [RULES, opening.RULES["srsplus-180"]]
+
+    warmed: list = []
+    monkeypatch.setattr(ai.service, "start_warm_up", warmed.append)
+    to_worker: queue.Queue = queue.Queue()
+    to_worker.put(Shutdown())
+    serve(_QueueEnd(to_worker, queue.Queue()), rules=opening.RULES["srs"])
+    assert warmed == [opening.RULES["srs"]]
 
 
 @pytest.fixture

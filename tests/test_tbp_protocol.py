@@ -484,7 +484,7 @@ def test_the_bots_warm_up_loads_the_engine_kernels_and_not_the_pc_solver(monkeyp
     from ai.tbp import load_engine_kernels
 
     loaded: list[str] = []
-    monkeypatch.setattr(ai.pc.api, "warm_up", lambda: loaded.append("pc"))
+    monkeypatch.setattr(ai.pc.api, "warm_up", lambda rules=None: loaded.append("pc"))
     try:
         load_engine_kernels()
         assert loaded == []

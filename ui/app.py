@@ -27,12 +27,13 @@ from ai.worker import setup_logging
 from settings import Settings, SettingsError, change, load_settings, save_settings, without_overrides
 from ui import render as R
 from ui.input import Gamepads, InputState, KeyMap
+from ui.modes import rules_of
 from ui.scene import SceneManager
 from ui.screens import SceneFactory
 from ui.services import Screens
 from ui.sound import Sounds
 from ui.store import GameRecord, HistoryStore, SaveOutcome, StoreUnavailable
-from ui.worker_client import WorkerClient
+from ui.worker_client import WorkerClient, WorkerHandle, spawn_process_worker
 
 TICK_S = 1 / 60
 MAX_CATCH_UP = 5  # ticks per frame at most; a long stall slows the game rather than fast-forwarding it
@@ -84,8 +85,13 @@ class App:
     def worker(self) -> WorkerClient:
         """The shared `WorkerClient`, started now if it is not running yet."""
         if self._worker is None:
-            self._worker = self.worker_factory() if self.worker_factory is not None else WorkerClient()
+            self._worker = self.worker_factory() if self.worker_factory is not None else WorkerClient(self._spawn)
         return self._worker
+
+    def _spawn(self) -> WorkerHandle:
+        """A worker process that reads the PC tables of the rules now set (a restart after a crash or a rules
+        change reads the new ones; tables of rules set later are read on their first question)."""
+        return spawn_process_worker(rules_of(self.settings)[0])
 
     def worker_if_started(self) -> WorkerClient | None:
         """The shared client if a scene has used it already, else None (never starts one)."""

@@ -37,6 +37,7 @@ from ai.protocol import (
     WorkerFailure,
 )
 from ai.worker import log_path, serve, start_process, stop_process
+from game.rules import Rules
 
 _log = logging.getLogger(__name__)
 
@@ -77,8 +78,9 @@ class WorkerHandle:
         self.pid = pid
 
 
-def spawn_process_worker() -> WorkerHandle:
-    process, connection = start_process()
+def spawn_process_worker(rules: Rules | None = None) -> WorkerHandle:
+    """A worker process; `rules`: the rules played, whose PC tables it reads as it starts (None: every set's)."""
+    process, connection = start_process(rules=rules)
 
     def kill() -> None:
         process.kill()

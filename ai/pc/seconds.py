@@ -490,9 +490,12 @@ def _read(family: Family, name: str) -> Table:
     return load_table(family.path(name), RULES[name], family)
 
 
-def load_all() -> int:
-    """Read the shipped tables now, those without hold first (the first a player meets); the entries read."""
-    return sum(len(_table(family, rules) or ()) for family in FAMILIES for rules in RULES.values())
+def load_all(rules: Rules | None = None) -> int:
+    """Read the shipped tables now, those without hold first (the first a player meets); the entries read.
+    `rules`: only that rule set's (a worker holds the tables of the rules it plays; another set's are read when
+    first asked, ~0.4 s once); None: every rule set's."""
+    rule_sets = RULES.values() if rules is None else [rules]
+    return sum(len(_table(family, each) or ()) for family in FAMILIES for each in rule_sets)
 
 
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
