@@ -223,6 +223,28 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
 
 
+def test_hold_pressed_at_a_boundary_position_is_answered_from_the_table_when_its_best_was_the_held_piece(searched):
+    """At a later PC's second position with a piece held, hold pressed: the piece held comes out, the one in play
+    goes in, hold is spent. Where the boundary table's best placement was the held piece's, the answer is the
+    table's (no search) and the search's; where it was the piece in play's, it is searched."""
+    family = seconds.BOUNDARY
+    table = seconds.load_table(family.path("srs-180"), RULES, family)
+    groups = random.Random(3).sample(sorted(_by_group(table).items()), 40)
+    held_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == g[0] != o[0] and 0 < a.count]
+    in_play_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == o[0] != g[0]]
+    for key in [*random.Random(4).sample(held_best, 3), *random.Random(5).sample(in_play_best, 2)]:
+        held, _, bits, order = key
+        pressed = (bits, held, list(order[1:]), order[0], (), SEVEN_BAG, RULES, 4)
+        searched.clear()
+        answer = pc_chance(*pressed, hold_spent=True)
+        assert (searched == []) == (table[key].piece == held), key
+        assert answer.chance == pc_chance(*pressed, hold_spent=True, table=False).chance, key
+        if table[key].piece == held:
+            assert round(answer.chance * family.futures) == table[key].count
+            best = answer.best_placement
+            assert best is not None and not best.hold and (best.piece, best.mask) == (held, table[key].mask)
+
+
 def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its_first_question(monkeypatch):
     """A worker started for a rule set holds that set's tables only (a table is tens of MB once read): the others
     are read when a question under them comes, and that question is answered from them."""
@@ -491,6 +513,65 @@ def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, sea
             assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
             assert game.board.bits == mask and game.hold == held and not game.hold_used
             _check_panel(app, scene, seconds.BOUNDARY, table, (held, piece, mask), searched)
+    finally:
+        app.scenes.pop()
+
+
+def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_tables_chance(app, searched):
+    """A later PC whose first piece is a bag's first, I held from the bag before (see _later_pc_own_way): the J
+    dropped at once on a spot of the player's own where the table's best next placement is the held I's, then
+    hold pressed on its own (the I comes out, hold spent). The panel's chance is the table's and the search's,
+    not searched; then a mistake (the I dropped where it spawns) is undone (back before the press) and hold is
+    pressed again: the same chance, still not searched."""
+    from game.board import Board
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+    from ui.play_state import StartPosition
+
+    table = seconds.load_table(seconds.BOUNDARY.path("srs-180"), RULES, seconds.BOUNDARY)
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    queue = [Piece[name] for name in "JLIOST"]
+    after = (*queue[1:], Piece.Z)  # the piece in play and previews once the J is down
+    start = StartPosition(board=Board.empty(), queue=queue, hold=Piece.I, randomizer_state=(Piece.Z,))
+    keys, scene = pc_practice(app, 1, start)
+    game = scene.game
+
+    def held_best(piece, mask) -> bool:
+        answer = table.get((Piece.I, piece, mask, after))
+        return answer is not None and answer.piece == Piece.I and 0 < answer.count < answer.futures
+
+    def check_pressed() -> None:
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        assert searched == [], "the worker searched a position the table holds"
+        now = snapshot_of(game)
+        assert (now.current, now.hold, now.queue[:5]) == (Piece.I, after[0], after[1:])
+        entry = table[(Piece.I, Piece.J, mask, after)]
+        shown = scene.coach.pc_panel().chance
+        assert shown is not None and round(shown * entry.futures) == entry.count
+        pressed = (mask, Piece.I, list(after[1:]), after[0], (), SEVEN_BAG, RULES, 4)
+        assert shown == pc_chance(*pressed, hold_spent=True, table=False).chance
+        searched.clear()  # the search just made is this check's own
+
+    try:
+        mask = _drop_on_own_spot(app, keys, scene, held_best)
+        assert mask is not None, "the table holds no such spot of the J"
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        searched.clear()
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: keys.idle and game.hold_used and game.active.piece == Piece.I)
+        check_pressed()
+        keys.pending = [Button.HARD_DROP]
+        assert run_until(app, lambda: game.stats.pieces == 2 and keys.idle)
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: game.stats.pieces == 1 and keys.idle)
+        assert game.board.bits == mask and game.hold == Piece.I and not game.hold_used
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        searched.clear()
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: keys.idle and game.hold_used and game.active.piece == Piece.I)
+        check_pressed()
     finally:
         app.scenes.pop()
 

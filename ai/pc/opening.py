@@ -150,8 +150,8 @@ def lookup(
     """The table's answer when this is exactly one of the table's questions (or one equal to it: see the held
     piece below), else None. The position after a first placement other than the advised one, after the first
     piece held and the second placed, or after the first placed and hold pressed at the second, and a later PC's
-    second position with the bag shown whole and a piece held, are answered by the second-position tables
-    (ai.pc.seconds)."""
+    second position with the bag shown whole and a piece held (and, when its best placement is the held piece's,
+    with hold pressed there), are answered by the second-position tables (ai.pc.seconds)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -162,11 +162,17 @@ def lookup(
         # the first piece held and the second placed, or the first placed and hold pressed at the second: the next
         # bag's first piece is shown (it may repeat one)
         return seconds.lookup_held(bits, Piece(hold), shown, state, rules, hold_spent)
-    if hold is not None and bits and not state and not hold_spent:
+    if hold is not None and bits and not state:
         from ai.pc import seconds  # (it reads this module's answers)
 
-        # a later PC whose first piece was a bag's first, a piece held: the bag's six others shown
-        return seconds.lookup_boundary(bits, Piece(hold), shown, rules)
+        if not hold_spent:  # a later PC whose first piece was a bag's first, a piece held: the bag's six others shown
+            return seconds.lookup_boundary(bits, Piece(hold), shown, rules)
+        # Hold pressed there: this position's value is that of the one before the press (the two pieces swapped,
+        # hold free) when the best placement there was of the piece now in play, the only piece left to place,
+        # as with the opening table's held answer, or when no placement there made a PC. Otherwise it may be
+        # lower, by how much the table cannot say: searched.
+        before = seconds.lookup_boundary(bits, shown[0], (Piece(hold), *shown[1:]), rules)
+        return before if before is not None and (before.piece == shown[0] or not before.count) else None
     if len(set(shown)) != 6 or hold in shown:
         return None
     table = _tables().get(rules_key(rules))
