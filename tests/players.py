@@ -94,6 +94,32 @@ def pc_practice(app, seed: int, start=None):
     return keys, scene
 
 
+def drop_on_own_spot(app, keys, scene, wanted) -> int | None:
+    """Play the piece in play of a game on an empty field (PC practice) on a spot of the player's own for which
+    `wanted(piece, cells)` holds (not the panel's advice), one key per tick, hard drop at once; the spot's cells
+    (None: the piece has no such spot)."""
+    from ai import pc_service
+    from ai.pc.search import searcher_for, step_of
+
+    coach, game = scene.coach, scene.game
+    assert run_until(app, lambda: pc_answered(coach))
+    advised = coach.pc_panel().first_move
+    piece, pieces = game.active.piece, game.stats.pieces
+    advice = None if advised is None or advised.hold else advised.placement.mask
+    own = [
+        child
+        for child in searcher_for(game.rules, True).gen.children(0, 4, piece)
+        if wanted(piece, child.mask) and child.mask != advice
+    ]
+    if not own:
+        return None
+    move = pc_service.step_move(game.board, step_of(piece, own[-1], hold=False), game.rules, True)
+    keys.executor = KeyExecutor(move.keys)
+    assert run_until(app, lambda: game.stats.pieces == pieces + 1 and keys.idle)
+    assert game.board.bits == own[-1].mask
+    return own[-1].mask
+
+
 def pc_answered(coach) -> bool:
     """The PC panel shows the worker's final answer for the position in play."""
     return coach.pc_shown is not None and coach.pc_shown.final

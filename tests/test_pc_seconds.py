@@ -14,15 +14,15 @@ from collections import defaultdict
 
 import pytest
 
-from ai import pc_service
 from ai.pc import opening, seconds
 from ai.pc.api import solve
 from ai.pc.chance import pc_chance, queue_length
-from ai.pc.search import searcher_for, step_of
+from ai.pc.search import searcher_for
 from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
 from game.rules import Rules
 from settings import change
+from tests.players import drop_on_own_spot
 
 SEVEN_BAG = make_randomizer("7bag", 0)
 RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
@@ -311,31 +311,6 @@ def app(app):
     return use_thread_worker(app)
 
 
-def _drop_on_own_spot(app, keys, scene, wanted) -> int | None:
-    """Play the piece in play on a spot of the player's own for which `wanted(piece, cells)` holds (not the panel's
-    advice), one key per tick, hard drop at once; the spot's cells (None: the piece has no such spot)."""
-    from game.executor import KeyExecutor
-    from tests.players import pc_answered, run_until
-
-    coach, game = scene.coach, scene.game
-    assert run_until(app, lambda: pc_answered(coach))
-    advised = coach.pc_panel().first_move
-    piece, pieces = game.active.piece, game.stats.pieces
-    advice = None if advised is None or advised.hold else advised.placement.mask
-    own = [
-        child
-        for child in searcher_for(game.rules, True).gen.children(0, 4, piece)
-        if wanted(piece, child.mask) and child.mask != advice
-    ]
-    if not own:
-        return None
-    move = pc_service.step_move(game.board, step_of(piece, own[-1], hold=False), game.rules, True)
-    keys.executor = KeyExecutor(move.keys)
-    assert run_until(app, lambda: game.stats.pieces == pieces + 1 and keys.idle)
-    assert game.board.bits == own[-1].mask
-    return own[-1].mask
-
-
 def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, searched: list) -> None:
     """The panel's chance at the position now, once answered: the table's (at `group` and the pieces shown) and
     the search's, and the worker did not search."""
@@ -354,12 +329,12 @@ def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, 
 
 
 def _play_own_spot(app, keys, scene, family: seconds.Family, group_of, table: dict, searched: list) -> bool:
-    """Play the piece in play on a spot of the player's own that `table` holds (see _drop_on_own_spot) and check
-    the panel at the next position (see _check_panel). Whether the piece had such a spot."""
+    """Play the piece in play on a spot of the player's own that `table` holds (see tests.players.drop_on_own_spot)
+    and check the panel at the next position (see _check_panel). Whether the piece had such a spot."""
     groups = _by_group(table)
     piece = scene.game.active.piece
     searched.clear()
-    mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: group_of(piece, mask) in groups)
+    mask = drop_on_own_spot(app, keys, scene, lambda piece, mask: group_of(piece, mask) in groups)
     if mask is None:
         return False
     _check_panel(app, scene, family, table, group_of(piece, mask), searched)
@@ -409,7 +384,7 @@ def _own_way_then_hold(app, seed: int, table: dict, no_hold_table: dict, searche
         assert scene.game.rules.cache_key() == RULES.cache_key()
         first, second = scene.game.active.piece, snapshot_of(scene.game).queue[0]
         groups = _by_group(table)
-        mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: (second, piece, mask) in groups)
+        mask = drop_on_own_spot(app, keys, scene, lambda piece, mask: (second, piece, mask) in groups)
         if mask is None:
             return False
         assert run_until(app, lambda: pc_answered(scene.coach))
@@ -500,7 +475,7 @@ def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, sea
         held, piece = game.hold, game.active.piece
         searched.clear()
         groups = _by_group(table)
-        mask = _drop_on_own_spot(app, keys, scene, lambda piece, mask: (held, piece, mask) in groups)
+        mask = drop_on_own_spot(app, keys, scene, lambda piece, mask: (held, piece, mask) in groups)
         assert mask is not None, "the table holds no spot of this piece"
         assert game.hold == held and (game.active.piece, *game.preview()[:5]) == (*queue[1:], seventh)
         _check_panel(app, scene, seconds.BOUNDARY, table, (held, piece, mask), searched)
@@ -554,7 +529,7 @@ def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_ta
         searched.clear()  # the search just made is this check's own
 
     try:
-        mask = _drop_on_own_spot(app, keys, scene, held_best)
+        mask = drop_on_own_spot(app, keys, scene, held_best)
         assert mask is not None, "the table holds no such spot of the J"
         assert run_until(app, lambda: pc_answered(scene.coach))
         searched.clear()

@@ -321,6 +321,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     table: answer a 7-bag game's opening positions from the opening tables (ai.pc.opening) when the question is
     one of theirs; False always searches (the tables' own making, and tests comparing the two)."""
     started = time.perf_counter()
+    above: opening.Answer | None = None  # the wider rules' table's answer (see `ceiling` below)
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
     Problem(bits, lines, known, hold, use_hold).check()
@@ -345,6 +346,21 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         )
         if answer is not None:
             return _from_table(answer, bits, known[0], randomizer, randomizer_state, unknown, rules, soft_drop, started)
+        wider = opening.wider_rules(rules)
+        if wider is not None:  # the same question under rules whose placements include these rules'
+            above = opening.lookup(
+                bits,
+                lines,
+                known[0],
+                known[1:],
+                hold,
+                randomizer_state,
+                randomizer,
+                wider,
+                soft_drop=soft_drop,
+                use_hold=use_hold,
+                hold_spent=hold_spent,
+            )
     trie, weights, sampled = futures_trie(known, length, randomizer, randomizer_state)
     # With a budget the whole search stops at the deadline and the result says it is approximate.
     # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
@@ -368,6 +384,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
 
     uniform = len(set(weights)) == 1
     heaviest = max(weights)
+    # The wider rules' count bounds every placement's chance from above (opening.WIDER): a placement decided at it
+    # is the best, so the others need not be ruled out one by one (most of the time at a 3rd PC's second position
+    # under plain SRS). Its placement is tried first.
+    ceiling = math.inf
+    if above is not None and uniform and not sampled and len(weights) == above.futures:
+        ceiling = above.count * weights[0]  # as weight() sums leaves
 
     def weight(leaves: int) -> float:
         if uniform:
@@ -436,8 +458,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             if key in scores and (not hold_spent or first.piece == known[0]) and scores[key].ways[0][0].h:
                 priority.setdefault(key, len(priority))
                 scores[key].pending.append((remember(key, solution.steps[1:]), None))
+    # the wider rules' best placement first (not as a seed: where it is not the best here, the second order helps)
+    hint = (above.piece, above.mask) if above is not None and ceiling < math.inf else None
     order = {
-        key: (priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
+        key: (key != hint, priority.get(key, len(priority)), -scores[key].hits, not moves[key][0].hard, i)
         for i, key in enumerate(moves)
     }
 
@@ -644,6 +668,11 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if SECOND_ORDER and len(trie.sequences) >= SECOND_MIN and not priority
         else None
     )
+
+    def bound(key: tuple[Piece, int]) -> float:
+        """The placement's upper bound, the wider rules' count included."""
+        return min(scores[key].upper, ceiling)
+
     held_second: tuple[Piece, int] | None = None
     turn = False
     best_key = None
@@ -651,17 +680,17 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if search.out_of_time():
             search.truncated = True
             break
-        key = max(scores, key=lambda k: (scores[k].upper, scores[k].lower, ahead[k]))
+        key = max(scores, key=lambda k: (bound(k), scores[k].lower, ahead[k]))
         score = scores[key]
         if not undecided(score):
             best_key = key
             break
         turn = not turn
         if second is not None and turn:
-            top = score.upper
-            if held_second is None or scores[held_second].upper < top or not undecided(scores[held_second]):
+            top = bound(key)
+            if held_second is None or bound(held_second) < top or not undecided(scores[held_second]):
                 held_second = max(
-                    scores, key=lambda k: (scores[k].upper, undecided(scores[k]) != 0, scores[k].lower, second[k])
+                    scores, key=lambda k: (bound(k), undecided(scores[k]) != 0, scores[k].lower, second[k])
                 )
             key = held_second
         refine(key)

@@ -40,6 +40,21 @@ RULES = {
 }
 
 
+# Rules whose placements include another set's (the same kicks with 180 rotations added: every way a piece can be
+# put under the narrower rules is one under the wider): a PC made under the narrower rules is one under the wider,
+# so a wider table's count bounds the narrower position's from above (see ai.pc.chance.pc_chance's `ceiling`).
+WIDER = {"srs": "srs-180"}
+
+
+def wider_rules(rules: Rules) -> Rules | None:
+    """The rule set with a table whose placements include these rules' (see WIDER), or None."""
+    key = rules_key(rules)
+    for narrow, wide in WIDER.items():
+        if rules_key(RULES[narrow]) == key:
+            return RULES[wide]
+    return None
+
+
 def table_path(name: str) -> Path:
     return Path(__file__).with_name(f"opening_{name}.txt")
 
