@@ -21,6 +21,10 @@ Ruling a placement out needs losses only. So the first time a placement is refin
 (the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
 better lower bound, its trie search is asked only for about as many futures as it is short of losses, those the
 most placements lost first (`trie_wanted`), where it would decide all of them.
+
+A table made under rules whose placements include these rules' (`ai.pc.opening.WIDER`: SRS with 180 for plain
+SRS) bounds every placement from above where it holds the same question, and its placement is tried first: when
+it is decided at that bound, the search ends without ruling the others out.
 """
 
 from __future__ import annotations
