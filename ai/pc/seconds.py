@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key
+from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, wider_rules
 from game.board import Bitboard
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
@@ -493,9 +493,16 @@ def _read(family: Family, name: str) -> Table:
 def load_all(rules: Rules | None = None) -> int:
     """Read the shipped tables now, those without hold first (the first a player meets); the entries read.
     `rules`: only that rule set's (a worker holds the tables of the rules it plays; another set's are read when
-    first asked, ~0.4 s once); None: every rule set's."""
-    rule_sets = RULES.values() if rules is None else [rules]
-    return sum(len(_table(family, each) or ()) for family in FAMILIES for each in rule_sets)
+    first asked, ~0.4 s once), and for a kind of table it has none of, the wider rules' (ai.pc.opening.WIDER),
+    which bounds the search there; None: every rule set's."""
+    if rules is None:
+        return sum(len(_table(family, each) or ()) for family in FAMILIES for each in RULES.values())
+    wider, name = wider_rules(rules), _NAMES.get(rules_key(rules))
+    return sum(
+        len(_table(family, rules) or ())
+        + (len(_table(family, wider) or ()) if wider and name and not family.path(name).exists() else 0)
+        for family in FAMILIES
+    )
 
 
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
