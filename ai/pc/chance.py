@@ -686,7 +686,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             break
         key = max(scores, key=lambda k: (bound(k), scores[k].lower, ahead[k]))
         score = scores[key]
-        if not undecided(score):
+        if not undecided(score) or score.lower >= ceiling:  # (at the bound, the futures still open are lost)
             best_key = key
             break
         turn = not turn
@@ -701,7 +701,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     ranked = [
         (moves[key][0], score.lower)
         for key, score in scores.items()
-        if not undecided(score) and (score.lower > 0 or key == best_key)
+        if key == best_key or (not undecided(score) and score.lower > 0)
     ]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer
         key = max(scores, key=lambda k: (scores[k].lower, ahead[k]))
