@@ -49,10 +49,13 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             positions right after a hold press are asked too
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
-  spots, spots-srs
+  spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
             player who drops at once on any spot of their own (`wander`'s own spots are flat and keep the PC)
+  spots-hold
+            `spots` (default rules), then hold pressed at each of those positions (hold spent): that position's
+            chance, asked right after the one before the press (only it is timed)
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -115,6 +118,8 @@ GROUPS = (
     "wander-srsplus",
     "spots",
     "spots-srs",
+    "spots-srsplus",
+    "spots-hold",
     "floor",
 )
 
@@ -316,6 +321,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
         "spots": _spots_group,
         "spots-srs": lambda: _spots_group(rules_name="srs"),
+        "spots-srsplus": lambda: _spots_group(rules_name="srsplus-180"),
+        "spots-hold": lambda: _spots_group(press_hold=True),
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -513,6 +520,8 @@ CHANCE_GROUPS = (
     *WANDERS,
     "spots",
     "spots-srs",
+    "spots-srsplus",
+    "spots-hold",
 )
 
 
@@ -602,12 +611,15 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-
     return {"times": times, "solvable": exact, "ids": ids}
 
 
-def _spots_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-180", last_pc: int = 7) -> dict:
+def _spots_group(
+    seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-180", last_pc: int = 7, press_hold: bool = False
+) -> dict:
     """Every spot for a later PC's first piece: along the `wander` games (PCs 2 to `last_pc`), at each PC's first
     position every placement of the piece in play and of the other one (hold pressed), covering empty cells or not,
     a PC left or not, then the next position's chance, asked right after the first position's is asked again (what
     the worker knows when a player drops the piece at once on a spot of their own, not thinking ahead). Only these
-    are timed. `firsts` and `seconds` time the 1st PC's."""
+    are timed (`press_hold`: the position after hold is pressed there, asked right after it, is timed instead).
+    `firsts` and `seconds` time the 1st PC's."""
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
@@ -621,9 +633,19 @@ def _spots_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-1
     gen = searcher_for(rules, True).gen
     times, exact, ids = [], 0, []
 
-    def ask(stream: list, r: int, hold, bits, h: int):
+    def ask(stream: list, r: int, hold, bits, h: int, hold_spent: bool = False):
         queue = list(stream[r + 1 : r + 1 + PREVIEWS])
-        return pc_chance(bits, stream[r], queue, hold, bag_state(stream, r + 1 + PREVIEWS), bag, rules, h)
+        state = bag_state(stream, r + 1 + PREVIEWS)
+        return pc_chance(bits, stream[r], queue, hold, state, bag, rules, h, hold_spent=hold_spent)
+
+    def ask_pressed(stream: list, r: int, hold, bits, h: int):
+        """The chance once hold is pressed at the position (stream[r] in play): into an empty hold, the next
+        piece comes into play; else the two swap (the queue stays)."""
+        if hold is None:
+            return ask(stream, r + 1, stream[r], bits, h, hold_spent=True)
+        queue = list(stream[r + 1 : r + 1 + PREVIEWS])
+        state = bag_state(stream, r + 1 + PREVIEWS)
+        return pc_chance(bits, hold, queue, stream[r], state, bag, rules, h, hold_spent=True)
 
     for seed in seeds:
         clear_caches()
@@ -644,9 +666,14 @@ def _spots_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-1
                         if cleared == h:
                             continue
                         ask(stream, r, hold, bits, h)
+                        if press_hold:
+                            ask(stream, after_r, after_hold, after, h - cleared)
                         settle()
                         started = time.thread_time()
-                        spot = ask(stream, after_r, after_hold, after, h - cleared)
+                        if press_hold:
+                            spot = ask_pressed(stream, after_r, after_hold, after, h - cleared)
+                        else:
+                            spot = ask(stream, after_r, after_hold, after, h - cleared)
                         times.append((time.thread_time() - started) * 1000)
                         exact += not spot.approximate
                         ids.append(f"s{seed}pc{pc}:{piece.name}@{step.mask}")
