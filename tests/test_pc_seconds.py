@@ -211,13 +211,14 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     best = looked_up.best_placement
     assert best is not None and (best.piece, best.mask) == (entry.piece, entry.mask)
     assert best.hold == (entry.piece != key[-1][0])
+    # under other rules: their own table's answer, or (plain SRS without one) bounded by this one's, the search's
+    other = _args(family, key, Rules.named("srs"))
+    assert _chance(family, other).chance == _chance(family, other, table=False).chance
     marked = dict(table)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
     monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
     assert round(_chance(family, _args(family, key)).chance * family.futures) == entry.count - 1
-    # not the table's question: other rules, the field moved up a row
-    other = _args(family, key, Rules.named("srs"))
-    assert _chance(family, other).chance == _chance(family, other, table=False).chance
+    # not the table's question: the field moved up a row
     raised = _args(family, key)
     raised = (raised[0] << 10, *raised[1:])
     assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
