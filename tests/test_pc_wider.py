@@ -4,12 +4,14 @@ make the search faster: the chance shown must stay the search's, exactly."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from ai.pc import opening, seconds
 from ai.pc.chance import pc_chance
+from ai.pc.percent import Trie
 from ai.pc.search import searcher_for
 from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
@@ -98,6 +100,26 @@ def test_hold_pressed_there_under_plain_srs_is_bounded_too(boundary, bounded):
         answer = pc_chance(*pressed, hold_spent=True)
         assert bounded == [boundary[key]]
         assert answer.chance == pc_chance(*pressed, hold_spent=True, table=False).chance and not answer.approximate
+
+
+def test_the_generator_bounded_by_the_180_table_gives_the_unbounded_counts():
+    """Making plain SRS's boundary table with each order's count bounded by SRS with 180's (Family.bounds, what
+    scripts/make_seconds_table.py --rules srs does): the counts are the unbounded search's, for orders where plain
+    SRS reaches the bound and for orders where it stays below, with the bound's placement as its best or not."""
+    group = (Piece.L, Piece.I, 137573302400)
+    bounds = seconds.BOUNDARY.bounds(SRS, group)
+    texts = ("IJOSTZ", "IJOTZS", "JLSOTZ", "JLTOZS", "JSOLTZ", "JZSLTO")
+    chosen = [tuple(Piece[name] for name in text) for text in texts]
+    futures = list(itertools.permutations(ALL_PIECES, 3))
+    trie = Trie([order + future for order in chosen for future in futures])
+    args = (SRS, Piece.I, group[2], trie, Piece.L, trie.root, 0, seconds.BOUNDARY.futures)
+    bounded = seconds._best_per_order(*args, bounds={order: bounds[order] for order in chosen})
+    plain = seconds._best_per_order(*args)
+    assert {order: answer.count for order, answer in bounded.items()} == {o: a.count for o, a in plain.items()}
+    assert any(bounded[order].count < bounds[order].count for order in chosen)
+    assert any(bounded[order].count == bounds[order].count < seconds.BOUNDARY.futures for order in chosen)
+    # and where plain SRS's best placement is not the bound's
+    assert any((plain[order].piece, plain[order].mask) != (bounds[order].piece, bounds[order].mask) for order in chosen)
 
 
 def test_a_player_under_plain_srs_at_a_later_pc_sees_the_searchs_chance(ai_app, boundary, bounded):

@@ -100,8 +100,17 @@ class Family:
             return solve_first(rules, *group)
         held, piece, mask = group
         if self.whole_bag:
-            return solve_boundary(rules, held, piece, mask)
+            return solve_boundary(rules, held, piece, mask, self.bounds(rules, group))
         return solve_held(rules, held, piece, mask, self.hold_spent)
+
+    def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
+        """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.WIDER): each
+        bounds the order's count from above, and its placement is tried first."""
+        wider = wider_rules(rules)
+        table = None if wider is None else _table(self, wider)
+        if not table:
+            return {}
+        return {order: table[(*group, order)] for order in self.orders(group) if (*group, order) in table}
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
@@ -172,27 +181,40 @@ def solve_held(
     return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures, hold_spent)
 
 
-def solve_boundary(rules: Rules, held: Piece, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
+def solve_boundary(
+    rules: Rules, held: Piece, piece: Piece, mask: Bitboard, bounds: Mapping[tuple[Piece, ...], Answer] | None = None
+) -> dict[tuple[Piece, ...], Answer]:
     """The exact chance with `held` in hold and `piece` on `mask` at a PC's second position where the bag is shown
     whole: its first piece placed (the six others shown, `held` from the bag before) or held (`piece` was the held
     one: the bag less `held` shown), for every order of the six shown (720 positions, 1,440 when both can be), each
-    over the 210 orders of the next bag's first three pieces."""
+    over the 210 orders of the next bag's first three pieces. `bounds`: an upper bound on an order's count (see
+    _best_per_order)."""
     from ai.pc.percent import Trie
 
     futures = list(itertools.permutations(ALL_PIECES, 3))
     trie = Trie([order + future for order in _orders(True, held, piece) for future in futures])
-    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures)
+    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, bounds=bounds)
 
 
 def _best_per_order(
-    rules: Rules, piece: Piece, mask: Bitboard, trie, held: Piece, node, base: int, block: int, hold_spent: bool = False
+    rules: Rules,
+    piece: Piece,
+    mask: Bitboard,
+    trie,
+    held: Piece,
+    node,
+    base: int,
+    block: int,
+    hold_spent: bool = False,
+    bounds: Mapping[tuple[Piece, ...], Answer] | None = None,
 ) -> dict[tuple[Piece, ...], Answer]:
     """The best next placement's count for every position below `node` of `trie` (leaves from `base` in the root's
     numbering), `held` the buffer piece: a position is an order of the six pieces shown, its futures the next
     `block` leaves (`hold_spent`: the next placement is the piece in play's). Per position the live chance's own
     rule (best first by upper bound, a placement refined by first deciding the futures the position's other
     placements lost), for all positions at once: one memo, and one trie search per placement and round for every
-    position that wants that placement refined."""
+    position that wants that placement refined. `bounds`: per position, an answer whose count bounds its own from
+    above (wider rules'): its placement is tried first, and a placement winning that many futures is the best."""
     from ai.pc.percent import TrieSearch
     from ai.pc.search import searcher_for
 
@@ -219,24 +241,33 @@ def _best_per_order(
                 lost[o] = sub.leaves
         lost_anywhere = [0] * len(orders)
         answers: list[tuple[int, int] | None] = [None] * len(orders)
+        cap, hint = [block] * len(orders), [-1] * len(orders)
+        option_of = {(placed, child.mask): o for o, (placed, _, child) in enumerate(options)}
+        for i, order in enumerate(orders):
+            above = (bounds or {}).get(order)
+            if above is not None:
+                cap[i], hint[i] = above.count, option_of.get((above.piece, above.mask), -1)
         while None in answers:
             wanted = [0] * len(options)
             for i in range(len(orders)):
                 if answers[i] is not None:
                     continue
                 shift = block * i
-                # the placement with the highest upper bound (then lower bound, then the generator's order)
+                # the placement with the highest upper bound (then lower bound, the bound's placement, the
+                # generator's order)
                 o = max(
                     range(len(options)),
                     key=lambda o: (
-                        -((lost[o] >> shift) & full).bit_count(),
+                        min(block - ((lost[o] >> shift) & full).bit_count(), cap[i]),
                         ((won[o] >> shift) & full).bit_count(),
+                        o == hint[i],
                         -o,
                     ),
                 )
                 open_leaves = full & ~(won[o] >> shift) & ~(lost[o] >> shift)
-                if not open_leaves:  # decided, and no other placement can do better
-                    answers[i] = (((won[o] >> shift) & full).bit_count(), o)
+                count = ((won[o] >> shift) & full).bit_count()
+                if not open_leaves or count >= cap[i]:  # decided (at the bound the rest is lost): none does better
+                    answers[i] = (count, o)
                     continue
                 wanted[o] |= (open_leaves & lost_anywhere[i] or open_leaves) << shift
             for o, want in enumerate(wanted):
