@@ -335,24 +335,9 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     length = queue_length(empty // 4, hold, use_hold)
     unknown = max(0, length - len(known))
     if table:
-        answer = opening.lookup(
-            bits,
-            lines,
-            known[0],
-            known[1:],
-            hold,
-            randomizer_state,
-            randomizer,
-            rules,
-            soft_drop=soft_drop,
-            use_hold=use_hold,
-            hold_spent=hold_spent,
-        )
-        if answer is not None:
-            return _from_table(answer, bits, known[0], randomizer, randomizer_state, unknown, rules, soft_drop, started)
-        wider = opening.wider_rules(rules)
-        if wider is not None:  # the same question under rules whose placements include these rules'
-            above = opening.lookup(
+
+        def looked_up(under: Rules) -> opening.Answer | None:
+            return opening.lookup(
                 bits,
                 lines,
                 known[0],
@@ -360,11 +345,18 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 hold,
                 randomizer_state,
                 randomizer,
-                wider,
+                under,
                 soft_drop=soft_drop,
                 use_hold=use_hold,
                 hold_spent=hold_spent,
             )
+
+        answer = looked_up(rules)
+        if answer is not None:
+            return _from_table(answer, bits, known[0], randomizer, randomizer_state, unknown, rules, soft_drop, started)
+        wider = opening.wider_rules(rules)
+        if wider is not None:  # the same question under rules whose placements include these rules'
+            above = looked_up(wider)
     trie, weights, sampled = futures_trie(known, length, randomizer, randomizer_state)
     # With a budget the whole search stops at the deadline and the result says it is approximate.
     # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
