@@ -89,8 +89,8 @@ class App:
         return self._worker
 
     def _spawn(self) -> WorkerHandle:
-        """A worker process that reads the PC tables of the rules now set (a restart after a crash or a rules
-        change reads the new ones; tables of rules set later are read on their first question)."""
+        """A worker process that reads the PC tables of the rules set now (one restarted after a crash reads those
+        set then; a rules change does not restart it: the new rules' tables are read at their first question)."""
         return spawn_process_worker(rules_of(self.settings)[0])
 
     def worker_if_started(self) -> WorkerClient | None:
