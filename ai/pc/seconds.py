@@ -110,7 +110,8 @@ class Family:
         table = None if wider is None else _table(self, wider)
         if not table:
             return {}
-        return {order: table[(*group, order)] for order in self.orders(group) if (*group, order) in table}
+        answers = {order: table.get((*group, order)) for order in self.orders(group)}
+        return {order: answer for order, answer in answers.items() if answer is not None}
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
