@@ -95,6 +95,14 @@ def test_the_default_rules_table_holds_every_first_placement(table):
     assert set(_by_group(table)) == set(seconds.first_placements(RULES))
 
 
+def test_the_default_rules_boundary_table_holds_every_group():
+    """Every held piece with every first placement: at a 3rd PC's second position under the default rules nothing
+    is left to search live (a regenerated table that lost a group fails here)."""
+    family = seconds.BOUNDARY
+    boundary = seconds.load_table(family.path("srs-180"), RULES, family)
+    assert set(_by_group(boundary)) == set(family.groups(RULES))
+
+
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     path = tmp_path / "table.txt.gz"
     lines = [seconds.format_line(*key, answer) for key, answer in list(table.items())[:3]]
