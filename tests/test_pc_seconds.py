@@ -256,10 +256,14 @@ def test_hold_pressed_at_a_boundary_position_is_answered_from_the_table_when_its
 
 def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its_first_question(monkeypatch):
     """A worker started for a rule set holds that set's tables only (a table is tens of MB once read), and the
-    wider rules' where it has none of a kind: the others are read when a question under them comes, and that
-    question is answered from them."""
+    wider rules' where it has no whole table of a kind: the others are read when a question under them comes, and
+    that question is answered from them."""
     import ai.service
 
+    srs = opening.RULES["srs"]
+    # where plain SRS has no whole table of a kind, SRS with 180's, which bounds the search (ai.pc.chance)
+    own = {(family.name, opening.rules_key(srs)) for family in seconds.FAMILIES}
+    wider = {(f.name, opening.rules_key(RULES)) for f in seconds.FAMILIES if not _whole(f, "srs")}
     read: list[tuple[str, str]] = []
     real_load = seconds.load_table
 
@@ -268,13 +272,9 @@ def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its
         return real_load(path, rules, family)
 
     monkeypatch.setattr(seconds, "load_table", load)
-    srs = opening.RULES["srs"]
     seconds._read.cache_clear()  # tables read by earlier tests: read anew, through `load`
     try:
         ai.service.warm_up(rules=srs)  # the worker's warm-up: the kernels, then the tables
-        # and where plain SRS has no table of a kind, SRS with 180's, which bounds the search (ai.pc.chance)
-        own = {(family.name, opening.rules_key(srs)) for family in seconds.FAMILIES}
-        wider = {(f.name, opening.rules_key(RULES)) for f in seconds.FAMILIES if not f.path("srs").exists()}
         assert sorted(read) == sorted(own | wider)
         read.clear()
         family, table = seconds.SECONDS, real_load(seconds.SECONDS.path("srs-180"), RULES)
@@ -284,6 +284,42 @@ def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its
         assert round(looked_up.chance * family.futures) == table[key].count and not looked_up.approximate
     finally:
         seconds._read.cache_clear()  # not the tables read through `load`: later tests read their own
+
+
+def _whole(family: seconds.Family, name: str) -> bool:
+    """The shipped table of this kind holds every order of every group."""
+    rules = opening.RULES[name]
+    return len(seconds.load_table(family.path(name), rules, family)) == family.entries(rules)
+
+
+def test_a_worker_reads_the_wider_table_of_a_kind_its_own_rules_hold_only_in_part(monkeypatch):
+    """A table made in part (the generator resumes) leaves groups to search: for those the wider rules' table
+    bounds the search, so the warm-up reads it too; a whole one does not need it."""
+    srs = opening.RULES["srs"]
+    family = seconds.BOUNDARY
+    wide = seconds.load_table(family.path("srs-180"), RULES, family)
+    group_keys = [key for key in wide if key[:3] == next(iter(wide))[:3]]
+    lines = [seconds.format_line(*key, wide[key]) for key in group_keys]  # one group (its answers: any will do)
+    read: list[str] = []
+    real = seconds._read
+
+    def tables(made: seconds.Table):
+        def fake(kind: seconds.Family, name: str) -> seconds.Table:
+            read.append(f"{kind.name}_{name}")
+            return made if kind is family and name == "srs" else real(kind, name)
+
+        return fake
+
+    part = seconds.Table(family)
+    part.add_lines(lines)
+    assert 0 < len(part) < family.entries(srs)
+    monkeypatch.setattr(seconds, "_read", tables(part))
+    seconds.load_all(srs)
+    assert "seconds-boundary_srs-180" in read
+    read.clear()
+    monkeypatch.setattr(seconds.Family, "entries", lambda kind, rules: len(part))  # the same table, now whole
+    seconds.load_all(srs)
+    assert "seconds-boundary_srs" in read and "seconds-boundary_srs-180" not in read
 
 
 def test_the_worker_process_is_started_for_the_rules_set(app, monkeypatch):

@@ -103,6 +103,10 @@ class Family:
             return solve_boundary(rules, held, piece, mask, self.bounds(rules, group))
         return solve_held(rules, held, piece, mask, self.hold_spent)
 
+    def entries(self, rules: Rules) -> int:
+        """The entries of a whole table (every order of every group)."""
+        return sum(len(self.orders(group)) for group in self.groups(rules))
+
     def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
         """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.WIDER): each
         bounds the order's count from above, and its placement is tried first."""
@@ -525,16 +529,18 @@ def _read(family: Family, name: str) -> Table:
 def load_all(rules: Rules | None = None) -> int:
     """Read the shipped tables now, those without hold first (the first a player meets); the entries read.
     `rules`: only that rule set's (a worker holds the tables of the rules it plays; another set's are read when
-    first asked, ~0.4 s once), and for a kind of table it has none of, the wider rules' (ai.pc.opening.WIDER),
-    which bounds the search there; None: every rule set's."""
+    first asked, ~0.4 s once), and for a kind of table it has not made whole (or not at all), the wider rules'
+    (ai.pc.opening.WIDER), which bounds the search at the groups it lacks; None: every rule set's."""
     if rules is None:
         return sum(len(_table(family, each) or ()) for family in FAMILIES for each in RULES.values())
-    wider, name = wider_rules(rules), _NAMES.get(rules_key(rules))
-    return sum(
-        len(_table(family, rules) or ())
-        + (len(_table(family, wider) or ()) if wider and name and not family.path(name).exists() else 0)
-        for family in FAMILIES
-    )
+    wider = wider_rules(rules)
+    read = 0
+    for family in FAMILIES:
+        own = len(_table(family, rules) or ())
+        read += own
+        if wider is not None and own < family.entries(rules):
+            read += len(_table(family, wider) or ())
+    return read
 
 
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
