@@ -34,3 +34,18 @@ def ai_app(app):
     from tests.players import use_thread_worker
 
     return use_thread_worker(app)
+
+
+@pytest.fixture
+def no_plain_srs_boundary_table(monkeypatch) -> None:
+    """Plain SRS's boundary table hidden (ai.pc.seconds.BOUNDARY), as for a group it does not hold: a later PC's
+    second position under plain SRS is then searched (bounded by SRS with 180's table, ai.pc.opening.WIDER), for
+    tests about that search. The table grows as its generator resumes, so no position stays out of it."""
+    from ai.pc import seconds
+
+    real = seconds._read
+
+    def read(family: seconds.Family, name: str) -> seconds.Table:
+        return seconds.Table(family) if family is seconds.BOUNDARY and name == "srs" else real(family, name)
+
+    monkeypatch.setattr(seconds, "_read", read)

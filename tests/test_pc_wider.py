@@ -21,16 +21,9 @@ SRS, WIDE = opening.RULES["srs"], opening.RULES["srs-180"]
 SEVEN_BAG = make_randomizer("7bag", 0)
 
 
-@pytest.fixture(autouse=True)
-def no_own_boundary_table(monkeypatch) -> None:
-    """Plain SRS's own boundary table answers these positions before any bound is needed: hidden here, as for a
-    group it does not hold (the generator's test bounds by the 180 table alone)."""
-    real = seconds._read
-
-    def read(family: seconds.Family, name: str) -> seconds.Table:
-        return seconds.Table(family) if family is seconds.BOUNDARY and name == "srs" else real(family, name)
-
-    monkeypatch.setattr(seconds, "_read", read)
+# plain SRS's own boundary table answers these positions before any bound is needed: hidden, as for a group it does
+# not hold (the generator's test bounds by the 180 table alone)
+pytestmark = pytest.mark.usefixtures("no_plain_srs_boundary_table")
 
 
 @pytest.fixture(scope="module")
