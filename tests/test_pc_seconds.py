@@ -95,12 +95,13 @@ def test_the_default_rules_table_holds_every_first_placement(table):
     assert set(_by_group(table)) == set(seconds.first_placements(RULES))
 
 
-def test_the_default_rules_boundary_table_holds_every_group():
-    """Every held piece with every first placement: at a 3rd PC's second position under the default rules nothing
-    is left to search live (a regenerated table that lost a group fails here)."""
-    family = seconds.BOUNDARY
-    boundary = seconds.load_table(family.path("srs-180"), RULES, family)
-    assert set(_by_group(boundary)) == set(family.groups(RULES))
+@pytest.mark.parametrize("rules_name", ["srs-180", "srs"])
+def test_the_boundary_table_holds_every_group(rules_name):
+    """Every held piece with every first placement: at a 3rd PC's second position under the default rules or plain
+    SRS nothing is left to search live (a regenerated table that lost a group fails here)."""
+    family, rules = seconds.BOUNDARY, opening.RULES[rules_name]
+    boundary = seconds.load_table(family.path(rules_name), rules, family)
+    assert set(_by_group(boundary)) == set(family.groups(rules))
 
 
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
