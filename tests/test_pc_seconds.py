@@ -7,6 +7,7 @@ placement an entry names, and through the panel by a player who opens their own 
 
 from __future__ import annotations
 
+import functools
 import gzip
 import queue
 import random
@@ -45,6 +46,20 @@ def _by_group(table: dict) -> dict:
     return out
 
 
+@functools.cache
+def _shipped(family: seconds.Family, name: str) -> dict:
+    """A shipped table parsed whole, by group, read once for the tests that go through every entry (a boundary
+    table's 1.5 million take ~8 s to parse)."""
+    return _by_group(seconds.load_table(family.path(name), opening.RULES[name], family))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_shipped():
+    """The tables parsed whole hold ~1.5 GB between them: freed once this module's tests are done."""
+    yield
+    _shipped.cache_clear()
+
+
 SHIPPED = [
     (family, name) for family in seconds.FAMILIES for name in sorted(opening.RULES) if family.path(name).exists()
 ]
@@ -58,12 +73,11 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
     held has every order of the pieces shown after it, and each answer names a placement of the piece in play or,
     hold pressed, of the piece that comes out: the next piece with hold empty, the held one."""
     rules = opening.RULES[name]
-    table = seconds.load_table(family.path(name), rules, family)
-    assert table, "the table was made under other rules"
+    by_group = _shipped(family, name)
+    assert by_group, "the table was made under other rules"
     gen = searcher_for(rules, True).gen
     groups = set(family.groups(rules))
     children: dict = {}
-    by_group = _by_group(table)
     for group, orders in by_group.items():
         assert group in groups
         mask = group[-1]
@@ -99,9 +113,8 @@ def test_the_default_rules_table_holds_every_first_placement(table):
 def test_the_boundary_table_holds_every_group(rules_name):
     """Every held piece with every first placement: at a 3rd PC's second position under the default rules or plain
     SRS nothing is left to search live (a regenerated table that lost a group fails here)."""
-    family, rules = seconds.BOUNDARY, opening.RULES[rules_name]
-    boundary = seconds.load_table(family.path(rules_name), rules, family)
-    assert set(_by_group(boundary)) == set(family.groups(rules))
+    family = seconds.BOUNDARY
+    assert set(_shipped(family, rules_name)) == set(family.groups(opening.RULES[rules_name]))
 
 
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
@@ -130,7 +143,7 @@ def test_a_group_looked_up_before_the_table_is_parsed_answers_as_the_whole_parse
     with gzip.open(family.path(name), "rt") as text:
         lines = [line for line in text.read().splitlines() if not line.startswith("#")]
     assert lines == sorted(set(lines)), "the table's lines must be sorted and distinct"
-    whole = _by_group(seconds.load_table(family.path(name), rules, family))
+    whole = _shipped(family, name)
     held = sorted(whole)
     groups = [held[0], held[-1], *random.Random(5).sample(held, 8)]
     groups += [group for group in family.groups(rules) if group not in whole][:2]
@@ -168,7 +181,9 @@ def _sample(table: dict, count: int, seed: int, below: int = opening.FUTURES + 1
 def test_sampled_entries_equal_the_search(family, name):
     """The chance the table gives is the search's, for entries winning every future and for entries that do not."""
     rules = opening.RULES[name]
-    table = seconds.load_table(family.path(name), rules, family)
+    table = {
+        (*group, order): answer for group, orders in _shipped(family, name).items() for order, answer in orders.items()
+    }
     every = family.futures
     for key in _sample(table, 2, 2026, below=every + 1) + _sample(table, 3, 2027, below=every):
         searched = _chance(family, _args(family, key, rules), table=False)
