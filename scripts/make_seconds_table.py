@@ -1,8 +1,9 @@
 """Compute the second-position tables (ai/pc/<family>_<rules>.txt.gz): the exact PC chance after every first placement
 of a 7-bag game (seconds), after the first piece held and each placement of the second (seconds-held), after each
-first placement and hold pressed at the second (seconds-holding), or at a later PC's second position whose first
-piece was a bag's first, a piece held (seconds-boundary), for every order of the pieces shown then, with the
-project's own search (ai.pc.seconds).
+first placement and hold pressed at the second (seconds-holding), at a later PC's second position whose first
+piece was a bag's first, a piece held (seconds-boundary), or with hold pressed there where the boundary table's
+best was the piece in play (seconds-boundary-holding: made from the boundary table, which must hold the group), for
+every order of the pieces shown then, with the project's own search (ai.pc.seconds).
 
     python scripts/make_seconds_table.py [--rules srs-180] [--family seconds-held] [--jobs 2] [--limit N]
     python scripts/make_seconds_table.py [--family F] --check 20   # random entries against pc_chance; 1 if any differ
@@ -54,12 +55,15 @@ def _check(name: str, family: seconds.Family, out: Path, count: int) -> int:
     for key, answer in random.Random().sample(sorted(table.items()), min(count, len(table))):
         *group, order = key
         hold = None if family is seconds.SECONDS else group[0]
+        current = order[0]
+        if family.swapped:  # hold pressed: the held piece came into play, the one in play went to hold
+            current, hold = hold, current
         # after the first bag's pieces, the next bag is whole (no hold) or has dealt its first piece (hold); the
         # bag is shown whole at the boundary family's positions
         state = tuple(p for p in ALL_PIECES if p != order[5]) if hold is not None and not family.whole_bag else ()
         result = pc_chance(
             group[-1],
-            order[0],
+            current,
             list(order[1:]),
             hold,
             state,
@@ -89,7 +93,7 @@ def main() -> int:
         default=seconds.SECONDS.name,
         help="seconds: after a first placement; seconds-held: the first piece held, the second placed; "
         "seconds-holding: the first placed, hold pressed at the second; seconds-boundary: a later PC's second "
-        "position, its first piece a bag's first and a piece held",
+        "position, its first piece a bag's first and a piece held; seconds-boundary-holding: hold pressed there",
     )
     args = parser.parse_args()
     family = _FAMILIES[args.family]

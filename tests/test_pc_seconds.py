@@ -50,7 +50,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE = {(seconds.BOUNDARY, "srsplus-180")}
+BEING_MADE = {(seconds.BOUNDARY, "srsplus-180"), (seconds.BOUNDARY_HOLDING, "srs-180")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -76,10 +76,15 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
     for group, orders in by_group.items():
         assert group in groups
         mask = group[-1]
-        assert set(orders) == set(family.orders(group))
-        if family.whole_bag:  # the bag less the piece placed, and less the one held when that is another piece
-            assert len(orders) == (720 if group[0] == group[1] else 1440)
+        if family.swapped:  # the orders whose boundary answer was the piece in play's: the others are its own
+            before = family.stored(rules, group)
+            assert set(orders) == set(before)
+            assert all(answer.count <= before[order].count for order, answer in orders.items())  # (a bound)
         else:
+            assert set(orders) == set(family.orders(group))
+        if family.whole_bag and not family.swapped:  # the bag less the piece placed, and less the one held
+            assert len(orders) == (720 if group[0] == group[1] else 1440)
+        elif not family.whole_bag:
             assert len(orders) == (720 if family is seconds.SECONDS else 840)
         for order, answer in orders.items():
             assert 0 <= answer.count <= family.futures == answer.futures
@@ -88,6 +93,8 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
                 continue
             if family is seconds.SECONDS:
                 assert answer.piece in order[:2]
+            elif family.swapped:  # the held piece came into play: it is the only piece to place
+                assert answer.piece == group[0]
             else:  # the piece in play, or the held one unless hold is spent
                 assert answer.piece in ((order[0],) if family.hold_spent else (order[0], group[0]))
             if (mask, answer.piece) not in children:
@@ -105,7 +112,10 @@ def test_each_shipped_table_holds_every_group_unless_it_is_being_made(shipped):
     left to search live under its rules (a regenerated table that lost a group fails here). A table still being
     made holds some groups, not all: once it holds all, it leaves BEING_MADE."""
     family, name, by_group = shipped
-    groups = set(family.groups(opening.RULES[name]))
+    rules = opening.RULES[name]
+    groups = set(family.groups(rules))
+    if family.swapped:  # a group whose boundary answers were all the held piece's (or no PC) has no entry
+        groups = {group for group in groups if family.stored(rules, group)}
     if (family, name) in BEING_MADE:
         assert set(by_group) < groups
     else:
@@ -139,7 +149,7 @@ def test_a_group_looked_up_before_the_table_is_parsed_answers_as_the_whole_parse
         lines = [line for line in text.read().splitlines() if not line.startswith("#")]
     assert lines == sorted(set(lines)), "the table's lines must be sorted and distinct"
     held = sorted(whole)
-    groups = [held[0], held[-1], *random.Random(5).sample(held, 8)]
+    groups = [held[0], held[-1], *random.Random(5).sample(held, min(8, len(held)))]
     groups += [group for group in family.groups(rules) if group not in whole][:2]
     lazy = seconds.load_table(family.path(name), rules, family)
     assert len(lazy) == len(lines)
@@ -157,6 +167,8 @@ def _args(family: seconds.Family, key: tuple, rules: Rules = RULES) -> tuple:
     if len(group) == seconds.SECONDS.group_size:
         return (group[-1], order[0], list(order[1:]), None, (), SEVEN_BAG, rules, 4)
     left = () if family.whole_bag else tuple(p for p in ALL_PIECES if p != order[5])
+    if family.swapped:  # the key is the position before hold was pressed: the held piece and the first shown swap
+        return (group[-1], group[0], list(order[1:]), order[0], left, SEVEN_BAG, rules, 4)
     return (group[-1], order[0], list(order[1:]), group[0], left, SEVEN_BAG, rules, 4)
 
 
@@ -226,7 +238,7 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     assert looked_up.chance == searched.chance and not looked_up.approximate
     best = looked_up.best_placement
     assert best is not None and (best.piece, best.mask) == (entry.piece, entry.mask)
-    assert best.hold == (entry.piece != key[-1][0])
+    assert best.hold == (entry.piece != _args(family, key)[1])
     # under other rules: their own table's answer, or (plain SRS without one) bounded by this one's, the search's
     other = _args(family, key, Rules.named("srs"))
     assert _chance(family, other).chance == _chance(family, other, table=False).chance
@@ -240,26 +252,36 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     assert _chance(family, raised).chance == _chance(family, raised, table=False).chance
 
 
-def test_hold_pressed_at_a_boundary_position_is_answered_from_the_table_when_its_best_was_the_held_piece(searched):
+def test_hold_pressed_at_a_boundary_position_is_answered_from_the_tables(searched):
     """At a later PC's second position with a piece held, hold pressed: the piece held comes out, the one in play
-    goes in, hold is spent. Where the boundary table's best placement was the held piece's, the answer is the
-    table's (no search) and the search's; where it was the piece in play's, it is searched."""
-    family = seconds.BOUNDARY
+    goes in, hold is spent. Where the boundary table's best placement was the held piece's, the answer is that
+    table's; where it was the piece in play's, the hold-pressed boundary table's where it holds the group, else
+    searched; each the search's."""
+    family, pressed_family = seconds.BOUNDARY, seconds.BOUNDARY_HOLDING
     table = seconds.load_table(family.path("srs-180"), RULES, family)
-    groups = random.Random(3).sample(sorted(_by_group(table).items()), 40)
+    pressed_table = seconds.load_table(pressed_family.path("srs-180"), RULES, pressed_family)
+    made = {key[:3] for key in pressed_table}
+    by_group = sorted(_by_group(table).items())
+    groups = random.Random(3).sample(by_group, 40) + random.Random(3).sample([g for g in by_group if g[0] in made], 5)
     held_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == g[0] != o[0] and 0 < a.count]
-    in_play_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == o[0] != g[0]]
-    for key in [*random.Random(4).sample(held_best, 3), *random.Random(5).sample(in_play_best, 2)]:
+    in_play_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == o[0] != g[0] and 0 < a.count]
+    in_made = [key for key in in_play_best if key[:3] in made]
+    in_others = [key for key in in_play_best if key[:3] not in made]
+    keys = random.Random(4).sample(held_best, 3) + random.Random(5).sample(in_made, 3)
+    keys += random.Random(6).sample(in_others, min(2, len(in_others)))  # none once the table is whole
+    for key in keys:
         held, _, bits, order = key
         pressed = (bits, held, list(order[1:]), order[0], (), SEVEN_BAG, RULES, 4)
         searched.clear()
         answer = pc_chance(*pressed, hold_spent=True)
-        assert (searched == []) == (table[key].piece == held), key
+        entry = table[key] if table[key].piece == held else pressed_table.get(key)
+        assert (searched == []) == (entry is not None), key
         assert answer.chance == pc_chance(*pressed, hold_spent=True, table=False).chance, key
-        if table[key].piece == held:
-            assert round(answer.chance * family.futures) == table[key].count
+        if entry is not None:
+            assert round(answer.chance * family.futures) == entry.count
             best = answer.best_placement
-            assert best is not None and not best.hold and (best.piece, best.mask) == (held, table[key].mask)
+            assert (best is None) == (entry.count == 0)
+            assert best is None or (not best.hold and (best.piece, best.mask) == (held, entry.mask))
 
 
 def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its_first_question(monkeypatch):
@@ -295,9 +317,9 @@ def test_a_worker_reads_the_tables_of_the_rules_it_plays_and_another_sets_on_its
 
 
 def _whole(family: seconds.Family, name: str) -> bool:
-    """The shipped table of this kind holds every order of every group."""
+    """The shipped table of this kind counts as whole: the warm-up does not read the wider rules' beside it."""
     rules = opening.RULES[name]
-    return len(seconds.load_table(family.path(name), rules, family)) == family.entries(rules)
+    return not seconds.wants_wider(family, rules, len(seconds.load_table(family.path(name), rules, family)))
 
 
 def test_a_worker_reads_the_wider_table_of_a_kind_its_own_rules_hold_only_in_part(monkeypatch):
@@ -548,10 +570,12 @@ def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, sea
         app.scenes.pop()
 
 
-def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_tables_chance(app, searched):
+@pytest.mark.parametrize(("best", "bag"), [("held", "JLIOST"), ("in play", "JSZOTL")], ids=["held", "in play"])
+def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_tables_chance(app, best, bag, searched):
     """A later PC whose first piece is a bag's first, I held from the bag before (see _later_pc_own_way): the J
-    dropped at once on a spot of the player's own where the table's best next placement is the held I's, then
-    hold pressed on its own (the I comes out, hold spent). The panel's chance is the table's and the search's,
+    dropped at once on a spot of the player's own where the table's best next placement is the held I's (or the
+    piece in play's, the L: then the hold-pressed boundary table answers), then hold pressed on its own (the I
+    comes out, hold spent: the panel's advice was not to). The panel's chance is the table's and the search's,
     not searched; then a mistake (the I dropped where it spawns) is undone (back before the press) and hold is
     pressed again: the same chance, still not searched."""
     from game.board import Board
@@ -561,23 +585,32 @@ def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_ta
     from ui.play_state import StartPosition
 
     table = seconds.load_table(seconds.BOUNDARY.path("srs-180"), RULES, seconds.BOUNDARY)
+    pressed_family = seconds.BOUNDARY_HOLDING
+    pressed_table = seconds.load_table(pressed_family.path("srs-180"), RULES, pressed_family)
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
-    queue = [Piece[name] for name in "JLIOST"]
-    after = (*queue[1:], Piece.Z)  # the piece in play and previews once the J is down
-    start = StartPosition(board=Board.empty(), queue=queue, hold=Piece.I, randomizer_state=(Piece.Z,))
+    queue = [Piece[name] for name in bag]
+    (seventh,) = set(ALL_PIECES) - set(queue)
+    after = (*queue[1:], seventh)  # the piece in play and previews once the J is down
+    start = StartPosition(board=Board.empty(), queue=queue, hold=Piece.I, randomizer_state=(seventh,))
     keys, scene = pc_practice(app, 1, start)
     game = scene.game
 
-    def held_best(piece, mask) -> bool:
+    def entry_after_the_press(piece, mask) -> opening.Answer | None:
+        """The answer the panel is to show once hold is pressed, where the J on `mask` is a spot of the kind."""
         answer = table.get((Piece.I, piece, mask, after))
-        return answer is not None and answer.piece == Piece.I and 0 < answer.count < answer.futures
+        if answer is None or not 0 < answer.count < answer.futures:
+            return None
+        if best == "held":
+            return answer if answer.piece == Piece.I else None
+        return pressed_table.get((Piece.I, piece, mask, after)) if answer.piece == after[0] else None
 
     def check_pressed() -> None:
         assert run_until(app, lambda: pc_answered(scene.coach))
         assert searched == [], "the worker searched a position the table holds"
         now = snapshot_of(game)
         assert (now.current, now.hold, now.queue[:5]) == (Piece.I, after[0], after[1:])
-        entry = table[(Piece.I, Piece.J, mask, after)]
+        entry = entry_after_the_press(Piece.J, mask)
+        assert entry is not None
         shown = scene.coach.pc_panel().chance
         assert shown is not None and round(shown * entry.futures) == entry.count
         pressed = (mask, Piece.I, list(after[1:]), after[0], (), SEVEN_BAG, RULES, 4)
@@ -585,8 +618,8 @@ def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_ta
         searched.clear()  # the search just made is this check's own
 
     try:
-        mask = drop_on_own_spot(app, keys, scene, held_best)
-        assert mask is not None, "the table holds no such spot of the J"
+        mask = drop_on_own_spot(app, keys, scene, lambda piece, mask: entry_after_the_press(piece, mask) is not None)
+        assert mask is not None, "the tables hold no such spot of the J"
         assert run_until(app, lambda: pc_answered(scene.coach))
         searched.clear()
         keys.pending = [Button.HOLD]

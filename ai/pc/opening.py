@@ -185,9 +185,12 @@ def lookup(
         # Hold pressed there: this position's value is that of the one before the press (the two pieces swapped,
         # hold free) when the best placement there was of the piece now in play, the only piece left to place,
         # as with the opening table's held answer, or when no placement there made a PC. Otherwise it may be
-        # lower, by how much the table cannot say: searched.
-        before = seconds.lookup_boundary(bits, shown[0], (Piece(hold), *shown[1:]), rules)
-        return before if before is not None and (before.piece == shown[0] or not before.count) else None
+        # lower: the hold-pressed boundary table's (keyed by the position before the press), or searched.
+        unpressed = (Piece(hold), *shown[1:])
+        before = seconds.lookup_boundary(bits, shown[0], unpressed, rules)
+        if before is not None and (before.piece == shown[0] or not before.count):
+            return before
+        return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
     if len(set(shown)) != 6 or hold in shown:
         return None
     table = _tables().get(rules_key(rules))

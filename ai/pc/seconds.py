@@ -15,6 +15,10 @@ at its second piece (BOUNDARY): that piece placed, or the held one placed and th
 others shown and the next bag's first three not (210 futures; searched up to ~0.4 s, the slowest positions of
 bench/pc.py --groups spots). There are 1,134 groups (held piece, piece placed, its cells; the two may be the same
 piece) and, for each, the orders of the bag less the piece placed and of the bag less the one held (1,440, or 720).
+A player who presses hold there meets the fifth kind (BOUNDARY_HOLDING): the held piece comes into play, the one in
+play goes to hold, hold is spent. Where the boundary table's best was the held piece's (or no placement made a PC),
+that answer stands (ai.pc.opening.lookup); the others, where its best was the piece in play's (a third of the
+entries), are this table's, keyed by the position before the press.
 
 `_best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
 same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper bound, a
@@ -66,6 +70,9 @@ class Family:
     what: str  # the position, for the tables' header
     hold_spent: bool = False  # hold pressed for the piece in play: the next placement is its own
     whole_bag: bool = False  # the six shown are a bag less the piece placed or less the one held (BOUNDARY)
+    # hold pressed with a piece held (BOUNDARY_HOLDING): the held piece is placed next, the one in play kept; a key
+    # is the position before the press, and only those whose boundary answer was the piece in play's are stored
+    swapped: bool = False
 
     @property
     def group_size(self) -> int:
@@ -100,22 +107,42 @@ class Family:
             return solve_first(rules, *group)
         held, piece, mask = group
         if self.whole_bag:
-            return solve_boundary(rules, held, piece, mask, self.bounds(rules, group))
+            return solve_boundary(rules, held, piece, mask, self.bounds(rules, group), self.swapped)
         return solve_held(rules, held, piece, mask, self.hold_spent)
 
     def entries(self, rules: Rules) -> int:
-        """The entries of a whole table (every order of every group)."""
+        """The entries of a whole table: every order of every group (swapped: those stored, see `stored`; that
+        reads the boundary table whole)."""
+        if self.swapped:
+            return sum(len(self.stored(rules, group)) for group in self.groups(rules))
         return sum(len(self.orders(group)) for group in self.groups(rules))
 
-    def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
-        """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.WIDER): each
-        bounds the order's count from above, and its placement is tried first."""
+    def stored(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer | None]:
+        """The orders a whole table holds for `group` -> an upper bound on their count where one is known: every
+        order, bounded by the wider rules' answer where their table holds it (ai.pc.opening.WIDER), its placement
+        tried first; swapped, the orders whose boundary answer was a PC with the piece in play (the one going to
+        hold), a placement the press rules out, its count the bound."""
         wider = wider_rules(rules)
         table = None if wider is None else _table(self, wider)
-        if not table:
-            return {}
-        answers = {order: table.get((*group, order)) for order in self.orders(group)}
-        return {order: answer for order, answer in answers.items() if answer is not None}
+        above = {} if not table else {order: table.get((*group, order)) for order in self.orders(group)}
+        if not self.swapped:
+            return above or dict.fromkeys(self.orders(group))
+        boundary = _table(BOUNDARY, rules) or {}
+        held = group[0]
+        before = {order: boundary.get((*group, order)) for order in self.orders(group)}
+        if None in before.values():
+            raise LookupError(f"{_group_text(group)!r}: the boundary table does not hold this group: make it first")
+        out: dict[tuple[Piece, ...], Answer | None] = {}
+        for order, answer in before.items():
+            assert answer is not None
+            if answer.count and answer.piece == order[0] != held:
+                wide = above.get(order)
+                out[order] = answer if wide is None or wide.count > answer.count else wide
+        return out
+
+    def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
+        """The known upper bounds on the stored orders' counts (see `stored`), each with a placement to try first."""
+        return {order: answer for order, answer in self.stored(rules, group).items() if answer is not None}
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
@@ -131,7 +158,18 @@ HOLDING = Family("seconds-holding", 120, True, "after the first piece placed and
 BOUNDARY = Family(
     "seconds-boundary", 210, True, "at a later PC whose first piece was a bag's first, a piece held", whole_bag=True
 )
-FAMILIES = (SECONDS, HELD, HOLDING, BOUNDARY)
+# hold pressed at such a position where the boundary table's best was the piece in play's: the held piece placed
+# next, the one that was in play kept (210 futures; searched up to ~0.25 s, bench/pc.py --groups spots-hold)
+BOUNDARY_HOLDING = Family(
+    "seconds-boundary-holding",
+    210,
+    True,
+    "at a later PC's second position, hold pressed where the boundary table's best was the piece in play",
+    hold_spent=True,
+    whole_bag=True,
+    swapped=True,
+)
+FAMILIES = (SECONDS, HELD, HOLDING, BOUNDARY, BOUNDARY_HOLDING)
 
 
 def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
@@ -187,18 +225,28 @@ def solve_held(
 
 
 def solve_boundary(
-    rules: Rules, held: Piece, piece: Piece, mask: Bitboard, bounds: Mapping[tuple[Piece, ...], Answer] | None = None
+    rules: Rules,
+    held: Piece,
+    piece: Piece,
+    mask: Bitboard,
+    bounds: Mapping[tuple[Piece, ...], Answer] | None = None,
+    pressed: bool = False,
 ) -> dict[tuple[Piece, ...], Answer]:
     """The exact chance with `held` in hold and `piece` on `mask` at a PC's second position where the bag is shown
     whole: its first piece placed (the six others shown, `held` from the bag before) or held (`piece` was the held
     one: the bag less `held` shown), for every order of the six shown (720 positions, 1,440 when both can be), each
     over the 210 orders of the next bag's first three pieces. `bounds`: an upper bound on an order's count (see
-    _best_per_order)."""
+    _best_per_order). `pressed`: hold pressed there (BOUNDARY_HOLDING), for the orders `bounds` names only."""
     from ai.pc.percent import Trie
 
     futures = list(itertools.permutations(ALL_PIECES, 3))
-    trie = Trie([order + future for order in _orders(True, held, piece) for future in futures])
-    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, bounds=bounds)
+    orders = [order for order in _orders(True, held, piece) if not pressed or order in (bounds or {})]
+    if not orders:
+        return {}
+    trie = Trie([order + future for order in orders for future in futures])
+    return _best_per_order(
+        rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, pressed, bounds=bounds, swapped=pressed
+    )
 
 
 def _best_per_order(
@@ -212,10 +260,12 @@ def _best_per_order(
     block: int,
     hold_spent: bool = False,
     bounds: Mapping[tuple[Piece, ...], Answer] | None = None,
+    swapped: bool = False,
 ) -> dict[tuple[Piece, ...], Answer]:
     """The best next placement's count for every position below `node` of `trie` (leaves from `base` in the root's
     numbering), `held` the buffer piece: a position is an order of the six pieces shown, its futures the next
-    `block` leaves (`hold_spent`: the next placement is the piece in play's). Per position the live chance's own
+    `block` leaves (`hold_spent`: the next placement is the piece in play's; `swapped` too: hold was pressed with
+    `held` in hold, so `held` is in play and the first piece shown is kept). Per position the live chance's own
     rule (best first by upper bound, a placement refined by first deciding the futures the position's other
     placements lost), for all positions at once: one memo, and one trie search per placement and round for every
     position that wants that placement refined. `bounds`: per position, an answer whose count bounds its own from
@@ -232,10 +282,9 @@ def _best_per_order(
         start = base + node.offsets[c]
         orders = [trie.sequences[start + block * i][:6] for i in range(sub.leaves.bit_count() // block)]
         # the next placement: the buffer piece (c comes next and is kept) or, hold pressed, c (the buffer is kept)
+        pairs = ((held, c),) if swapped else ((c, held),) if hold_spent else ((held, c), (c, held))
         options = [
-            (placed, keep, child)
-            for placed, keep in (((c, held),) if hold_spent else ((held, c), (c, held)))
-            for child in gen.children(first.field, first.h, placed)
+            (placed, keep, child) for placed, keep in pairs for child in gen.children(first.field, first.h, placed)
         ]
         won = [0] * len(options)
         lost = [0] * len(options)
@@ -538,9 +587,16 @@ def load_all(rules: Rules | None = None) -> int:
     for family in FAMILIES:
         own = len(_table(family, rules) or ())
         read += own
-        if wider is not None and own < family.entries(rules):
+        if wider is not None and wants_wider(family, rules, own):
             read += len(_table(family, wider) or ())
     return read
+
+
+def wants_wider(family: Family, rules: Rules, own: int) -> bool:
+    """Whether the wider rules' table of this kind is read beside these rules' own of `own` entries: when the own
+    is not whole. (The swapped kind's whole count needs the boundary table parsed whole, ~8 s: only an empty one
+    counts as not whole.)"""
+    return not own if family.swapped else own < family.entries(rules)
 
 
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
@@ -553,12 +609,14 @@ def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules
     return table.get((placed, bits, shown))
 
 
-def lookup_boundary(bits: Bitboard, held: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
+def lookup_boundary(
+    bits: Bitboard, held: Piece, shown: tuple[Piece, ...], rules: Rules, pressed: bool = False
+) -> Answer | None:
     """The table's answer at a later PC's second position with `held` in hold and one piece on the field (`bits`
     its cells), `shown` the piece in play and five previews, the bag's six others, with the bag now empty: its
     seventh was placed or is the one held (ai.pc.opening.lookup checked the rest of the question: 4 lines, 7-bag,
-    soft drop, hold not pressed)."""
-    table = _table(BOUNDARY, rules)
+    soft drop, hold not pressed; `pressed`: hold pressed there, this the position before the press)."""
+    table = _table(BOUNDARY_HOLDING if pressed else BOUNDARY, rules)
     if not table or bits.bit_count() != 4 or len(set(shown)) != 6:
         return None
     (missing,) = set(ALL_PIECES) - set(shown)
