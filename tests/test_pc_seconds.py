@@ -574,7 +574,7 @@ def _later_pc_own_way(app, hold: Piece, shown: str, swap: bool, table: dict, sea
 def test_a_player_pressing_hold_at_a_later_pcs_second_piece_sees_the_boundary_tables_chance(app, best, bag, searched):
     """A later PC whose first piece is a bag's first, I held from the bag before (see _later_pc_own_way): the J
     dropped at once on a spot of the player's own where the table's best next placement is the held I's (or the
-    piece in play's, the L: then the hold-pressed boundary table answers), then hold pressed on its own (the I
+    piece in play's, the S: then the hold-pressed boundary table answers), then hold pressed on its own (the I
     comes out, hold spent: the panel's advice was not to). The panel's chance is the table's and the search's,
     not searched; then a mistake (the I dropped where it spawns) is undone (back before the press) and hold is
     pressed again: the same chance, still not searched."""
