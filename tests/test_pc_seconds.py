@@ -77,7 +77,7 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
         assert group in groups
         mask = group[-1]
         if family.swapped:  # the orders whose boundary answer was the piece in play's: the others are its own
-            before = family.stored(rules, group)
+            before = family.bounds(rules, group)
             assert set(orders) == set(before)
             assert all(answer.count <= before[order].count for order, answer in orders.items())  # (a bound)
         else:
@@ -115,7 +115,7 @@ def test_each_shipped_table_holds_every_group_unless_it_is_being_made(shipped):
     rules = opening.RULES[name]
     groups = set(family.groups(rules))
     if family.swapped:  # a group whose boundary answers were all the held piece's (or no PC) has no entry
-        groups = {group for group in groups if family.stored(rules, group)}
+        groups = {group for group in groups if family.bounds(rules, group)}
     if (family, name) in BEING_MADE:
         assert set(by_group) < groups
     else:

@@ -72,6 +72,7 @@ class Family:
     whole_bag: bool = False  # the six shown are a bag less the piece placed or less the one held (BOUNDARY)
     # hold pressed with a piece held (BOUNDARY_HOLDING): the held piece is placed next, the one in play kept; a key
     # is the position before the press, and only those whose boundary answer was the piece in play's are stored
+    # (the orders `bounds` names)
     swapped: bool = False
 
     @property
@@ -111,38 +112,36 @@ class Family:
         return solve_held(rules, held, piece, mask, self.hold_spent)
 
     def entries(self, rules: Rules) -> int:
-        """The entries of a whole table: every order of every group (swapped: those stored, see `stored`; that
-        reads the boundary table whole)."""
+        """The entries of a whole table: every order of every group (swapped: those `bounds` names; that reads the
+        boundary table whole)."""
         if self.swapped:
-            return sum(len(self.stored(rules, group)) for group in self.groups(rules))
+            return sum(len(self.bounds(rules, group)) for group in self.groups(rules))
         return sum(len(self.orders(group)) for group in self.groups(rules))
 
-    def stored(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer | None]:
-        """The orders a whole table holds for `group` -> an upper bound on their count where one is known: every
-        order, bounded by the wider rules' answer where their table holds it (ai.pc.opening.WIDER), its placement
-        tried first; swapped, the orders whose boundary answer was a PC with the piece in play (the one going to
-        hold), a placement the press rules out, its count the bound."""
+    def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
+        """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.WIDER): each
+        bounds the order's count from above, and its placement is tried first. Swapped: exactly the orders such a
+        table holds, those whose boundary answer was a PC with the piece in play (the one going to hold), each
+        bounded by that count (its placement, which the press rules out, is not tried) or by the wider rules'
+        answer where that is lower."""
         wider = wider_rules(rules)
         table = None if wider is None else _table(self, wider)
-        above = {} if not table else {order: table.get((*group, order)) for order in self.orders(group)}
+        answers = {} if not table else {order: table.get((*group, order)) for order in self.orders(group)}
+        above = {order: answer for order, answer in answers.items() if answer is not None}
         if not self.swapped:
-            return above or dict.fromkeys(self.orders(group))
+            return above
         boundary = _table(BOUNDARY, rules) or {}
         held = group[0]
         before = {order: boundary.get((*group, order)) for order in self.orders(group)}
         if None in before.values():
             raise LookupError(f"{_group_text(group)!r}: the boundary table does not hold this group: make it first")
-        out: dict[tuple[Piece, ...], Answer | None] = {}
+        out: dict[tuple[Piece, ...], Answer] = {}
         for order, answer in before.items():
             assert answer is not None
             if answer.count and answer.piece == order[0] != held:
                 wide = above.get(order)
                 out[order] = answer if wide is None or wide.count > answer.count else wide
         return out
-
-    def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
-        """The known upper bounds on the stored orders' counts (see `stored`), each with a placement to try first."""
-        return {order: answer for order, answer in self.stored(rules, group).items() if answer is not None}
 
 
 # no hold: the first piece placed, the other six of the bag shown, the next bag's four pieces not (840 futures)
@@ -236,7 +235,8 @@ def solve_boundary(
     whole: its first piece placed (the six others shown, `held` from the bag before) or held (`piece` was the held
     one: the bag less `held` shown), for every order of the six shown (720 positions, 1,440 when both can be), each
     over the 210 orders of the next bag's first three pieces. `bounds`: an upper bound on an order's count (see
-    _best_per_order). `pressed`: hold pressed there (BOUNDARY_HOLDING), for the orders `bounds` names only."""
+    _best_per_order). `pressed`: hold pressed there (BOUNDARY_HOLDING), for the orders `bounds` names only (see
+    Family.bounds)."""
     from ai.pc.percent import Trie
 
     futures = list(itertools.permutations(ALL_PIECES, 3))
@@ -245,7 +245,7 @@ def solve_boundary(
         return {}
     trie = Trie([order + future for order in orders for future in futures])
     return _best_per_order(
-        rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, pressed, bounds=bounds, swapped=pressed
+        rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, bounds=bounds, swapped=pressed
     )
 
 
