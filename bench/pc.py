@@ -53,9 +53,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
             player who drops at once on any spot of their own (`wander`'s own spots are flat and keep the PC)
-  spots-hold
-            `spots` (default rules), then hold pressed at each of those positions (hold spent): that position's
-            chance, asked right after the one before the press (only it is timed)
+  spots-hold, spots-hold-srs, spots-hold-srsplus
+            `spots` (default rules, plain SRS, SRS+), then hold pressed at each of those positions (hold spent):
+            that position's chance, asked right after the one before the press (only it is timed)
   floor     the slowest `chance` positions (FLOOR_IDS), taken apart: the live chance as in `chance`; the compiled
             trie search deciding every next placement's futures (fresh memo); and the same search asked only for
             the futures the best placement loses, for every placement (the least any placement must lose to be
@@ -120,6 +120,8 @@ GROUPS = (
     "spots-srs",
     "spots-srsplus",
     "spots-hold",
+    "spots-hold-srs",
+    "spots-hold-srsplus",
     "floor",
 )
 
@@ -323,6 +325,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "spots-srs": lambda: _spots_group(rules_name="srs"),
         "spots-srsplus": lambda: _spots_group(rules_name="srsplus-180"),
         "spots-hold": lambda: _spots_group(press_hold=True),
+        "spots-hold-srs": lambda: _spots_group(rules_name="srs", press_hold=True),
+        "spots-hold-srsplus": lambda: _spots_group(rules_name="srsplus-180", press_hold=True),
         "floor": _floor_group,
     }
     if name in ("chance", "live"):
@@ -522,6 +526,8 @@ CHANCE_GROUPS = (
     "spots-srs",
     "spots-srsplus",
     "spots-hold",
+    "spots-hold-srs",
+    "spots-hold-srsplus",
 )
 
 
