@@ -435,6 +435,30 @@ def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scor
         assert exact[step.piece, step.mask] == pytest.approx(prob)
 
 
+# later PCs' second positions with a few dozen futures (ai.pc.chance.FEW_FUTURES: no single searches before the trie
+# search), the slowest of bench/pc.py --groups spots,spots-srsplus: (field, piece in play, previews, hold, bag, futures)
+FEW_FUTURES_POSITIONS = [(0x40100C, "J", "TLIZS", "T", "O", 42), (0x4010040100, "Z", "LSJOL", "T", "IJSTZ", 60)]
+
+
+@pytest.mark.parametrize("position", FEW_FUTURES_POSITIONS)
+def test_with_a_few_dozen_futures_every_placement_scored_equals_brute_force(position) -> None:
+    from ai.pc import chance
+
+    bits, current, shown, held, bag_left, futures = position
+    queue, state = tuple(Piece[p] for p in shown), tuple(Piece[p] for p in bag_left)
+    forget_what_earlier_chances_found()
+    bag = make_randomizer("7bag", 0)
+    result = pc_chance(bits, Piece[current], list(queue), Piece[held], state, bag, SRS, 4, table=False)
+    assert result.futures == futures and futures in chance.FEW_FUTURES and not result.approximate
+    brute = brute_chance(bits, 4, Piece[current], queue, Piece[held], state, True, True)
+    best = max(brute.values())
+    assert 0 < best < 1  # placements had to be ruled out
+    assert result.chance == pytest.approx(best)
+    assert brute[result.best_placement.piece, result.best_placement.mask] == pytest.approx(best)
+    for step, prob in result.placements:
+        assert brute[step.piece, step.mask] == pytest.approx(prob)
+
+
 # Later PCs' first positions under plain SRS (bench/pc.py --groups wander-srs) where dozens of placements win many
 # of the futures before they lose one, and the placement that wins them all comes last in `ahead`'s order (the J
 # in s4pc8k0, the held L in s4pc18k0): the second order (`SECOND_ORDER`) reaches it first. It is used where no

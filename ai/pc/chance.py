@@ -59,6 +59,16 @@ MAX_SINGLE_LOSSES = 1
 # more, and for a few futures a single search is as cheap and brings an arrangement.
 WIDEN_REST = 5
 WIDEN_MIN = 40
+# with this many futures (42 or 60 under a 7-bag: the last two or three pieces unknown, as at a later PC's second
+# position), no single searches before the trie search. The futures share all but their last pieces, so the trie search
+# decides the few futures a placement must lose for about what a single search costs, and the single searches there
+# mostly find PCs for futures of placements that are ruled out in the end (s10pc5:L@4198412 of bench/pc.py --groups
+# spots: 109 of 153 found one, 57 of 236 ms, before the ~50 placements that win fewer than the best were shown
+# to lose 2 each). Recorded spots questions asked both ways, two rounds, a quiet machine: the slowest 205 -> 170 ms
+# (SRS+), 196 -> 163 (default rules), 196 -> 187 (plain SRS); sums and p99 +2..7%; recorded wander games' sums +2..10%,
+# tails the same. Below 30 futures it cost wander's median 0.41 -> 0.47 ms, and from 120 up its tails (measured while a
+# generator ran).
+FEW_FUTURES = range(30, 100)
 # a placement being ruled out asks its trie search for as many futures as it is short of losses and this many more
 # (recorded wander questions asked both ways, 4 -> 1: s1pc13k1, the slowest under every rule set, 191 -> 178 ms,
 # 208 -> 185, 205 -> 175; sums -0.3..-1%; firsts, held, holding, follow and chance the same). At least 1: asked
@@ -379,6 +389,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     search.set_deadline(deadline)
 
     uniform = len(set(weights)) == 1
+    single_losses = 0 if len(weights) in FEW_FUTURES else MAX_SINGLE_LOSSES
     heaviest = max(weights)
     # The wider rules' count bounds every placement's chance from above (opening.WIDER): a placement decided at it
     # is the best, so the others need not be ruled out one by one (most of the time at a 3rd PC's second position
@@ -595,8 +606,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     def decide_more(key: tuple[Piece, int]) -> None:
         """The next arrangement known for the placement's field, else one single-queue search (a PC found becomes
         an arrangement, which usually wins many leaves at once; a failed search proves one leaf lost, and then
-        whether it is lost whatever the placement), or, after MAX_SINGLE_LOSSES failures, the exhaustive trie
-        search for all the rest."""
+        whether it is lost whatever the placement), or, after MAX_SINGLE_LOSSES failures (at once with FEW_FUTURES),
+        the exhaustive trie search for all the rest."""
         score = scores[key]
         if score.pending:
             arrangement, i = score.pending.pop()
@@ -611,7 +622,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             need = (open_leaves >> offset) & sub.leaves
             if not need:
                 continue
-            if score.losses < MAX_SINGLE_LOSSES and (keep is not None or not use_hold):
+            if score.losses < single_losses and (keep is not None or not use_hold):
                 # futures other placements lost: they are the likeliest to be lost here too (those whose very pieces
                 # cannot fill the field were lost by the placement's first refine)
                 leaf = next_leaf(need, offset)
