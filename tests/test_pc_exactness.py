@@ -436,7 +436,8 @@ def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scor
 
 
 # later PCs' second positions with a few dozen futures (ai.pc.chance.FEW_FUTURES: no single searches before the trie
-# search), the slowest of bench/pc.py --groups spots,spots-srsplus: (field, piece in play, previews, hold, bag, futures)
+# search), the slowest of bench/pc.py --groups spots,spots-srsplus, asked here under plain SRS as `brute_chance` solves:
+# (field, piece in play, previews, hold, bag, futures)
 FEW_FUTURES_POSITIONS = [(0x40100C, "J", "TLIZS", "T", "O", 42), (0x4010040100, "Z", "LSJOL", "T", "IJSTZ", 60)]
 
 

@@ -63,11 +63,11 @@ WIDEN_MIN = 40
 # position), no single searches before the trie search. The futures share all but their last pieces, so the trie search
 # decides the few futures a placement must lose for about what a single search costs, and the single searches there
 # mostly find PCs for futures of placements that are ruled out in the end (s10pc5:L@4198412 of bench/pc.py --groups
-# spots: 109 of 153 found one, 57 of 236 ms, before the ~50 placements that win fewer than the best were shown
-# to lose 2 each). Recorded spots questions asked both ways, two rounds, a quiet machine: the slowest 205 -> 170 ms
-# (SRS+), 196 -> 163 (default rules), 196 -> 187 (plain SRS); sums and p99 +2..7%; recorded wander games' sums +2..10%,
-# tails the same. Below 30 futures it cost wander's median 0.41 -> 0.47 ms, and from 120 up its tails (measured while a
-# generator ran).
+# spots, traced while a generator ran: 109 of 153 found one, about 55 of 240 ms, before the ~50 placements that win
+# fewer than the best were shown to lose 2 each). Recorded spots questions asked both ways, two rounds, a quiet machine:
+# the slowest 206, 205 -> 172, 170 ms (SRS+), 198, 193 -> 163, 162 (default rules), 198, 194 -> 179, 195 (plain SRS);
+# sums +2..9%, p99 +1..8%; recorded wander games' sums +2..11%, tails the same. Below 30 futures it cost wander's median
+# 0.41 -> 0.47 ms, and from 120 up its tails (measured while a generator ran).
 FEW_FUTURES = range(30, 100)
 # a placement being ruled out asks its trie search for as many futures as it is short of losses and this many more
 # (recorded wander questions asked both ways, 4 -> 1: s1pc13k1, the slowest under every rule set, 191 -> 178 ms,
