@@ -437,7 +437,8 @@ def test_placements_ruled_out_by_losses_are_scored_as_deciding_every_future_scor
 
 # later PCs' second positions with a few dozen futures (ai.pc.chance.FEW_FUTURES: no single searches before the trie
 # search), the slowest of bench/pc.py --groups spots,spots-srsplus, asked here under plain SRS as `brute_chance` solves:
-# (field, piece in play, previews, hold, bag, futures)
+# (field, piece in play, previews, hold, bag, futures). RULED_OUT's test above takes its answer from the compiled trie
+# search, which is all these positions use now; this one takes it from `solve`, one queue at a time.
 FEW_FUTURES_POSITIONS = [(0x40100C, "J", "TLIZS", "T", "O", 42), (0x4010040100, "Z", "LSJOL", "T", "IJSTZ", 60)]
 
 
