@@ -49,6 +49,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             positions right after a hold press are asked too
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
+  wander-nokicks, wander-srsplus-no180
+            `wander` under two rule sets without tables of their own: no kicks (180 turns on, the game's default),
+            and SRS+ without 180 turns
   spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
@@ -116,6 +119,8 @@ GROUPS = (
     "wander",
     "wander-srs",
     "wander-srsplus",
+    "wander-nokicks",
+    "wander-srsplus-no180",
     "spots",
     "spots-srs",
     "spots-srsplus",
@@ -124,6 +129,23 @@ GROUPS = (
     "spots-hold-srsplus",
     "floor",
 )
+
+
+# the rule sets the groups are played under: those with tables (ai.pc.opening.RULES) and two a player may choose that
+# have none of their own (bounded by a wider set's where the tree knows how: ai.pc.opening.wider_rules)
+OTHER_RULES = {"none-180": ("none", True), "srsplus": ("srs+", False)}
+
+
+def rules_named(name: str):
+    """The rules of a group's rule set name. Built here, not imported, so an older tree (--against) plays the
+    same rules."""
+    from ai.pc.opening import RULES
+    from game.rules import Rules
+
+    if name in OTHER_RULES:
+        rotation, allow_180 = OTHER_RULES[name]
+        return Rules.named(rotation, allow_180=allow_180)
+    return RULES[name]
 
 
 def settle() -> None:
@@ -193,13 +215,12 @@ def _record(
 def _replay_group(path: str) -> dict:
     """The recorded questions asked again in order, caches cleared per game; chances as asked."""
     from ai.pc.chance import pc_chance
-    from ai.pc.opening import RULES
     from game.pieces import Piece
     from game.randomizer import make_randomizer
 
     games = json.loads(Path(path).read_text())
     for rules_name in {q["rules"] for game in games for q in game}:
-        _warm_up(RULES[rules_name])
+        _warm_up(rules_named(rules_name))
     bag = make_randomizer("7bag", 0)
     times, exact, ids, chances = [], 0, [], []
     for game in games:
@@ -208,7 +229,7 @@ def _replay_group(path: str) -> dict:
             hold = None if q["hold"] is None else Piece(q["hold"])
             queue = [Piece(p) for p in q["queue"]]
             state = tuple(Piece(p) for p in q["state"])
-            current, rules, spent = Piece(q["current"]), RULES[q["rules"]], q["spent"]
+            current, rules, spent = Piece(q["current"]), rules_named(q["rules"]), q["spent"]
             settle()
             started = time.thread_time()
             result = pc_chance(q["bits"], current, queue, hold, state, bag, rules, q["lines"], hold_spent=spent)
@@ -321,6 +342,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "wander": _wander_group,
         "wander-srs": lambda: _wander_group(rules_name="srs"),
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
+        "wander-nokicks": lambda: _wander_group(rules_name="none-180"),
+        "wander-srsplus-no180": lambda: _wander_group(rules_name="srsplus"),
         "spots": _spots_group,
         "spots-srs": lambda: _spots_group(rules_name="srs"),
         "spots-srsplus": lambda: _spots_group(rules_name="srsplus-180"),
@@ -458,11 +481,10 @@ def _firsts_group(
     shown); "holding": each placement of the first, then hold pressed at the second (hold spent)."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
-    from ai.pc.opening import RULES
     from ai.pc.search import searcher_for
     from game.randomizer import make_randomizer
 
-    rules = RULES[rules_name]
+    rules = rules_named(rules_name)
     _warm_up(rules)  # api.warm_up reads the tables too
     bag = make_randomizer("7bag", 0)
     times: dict[bool, list[float]] = {True: [], False: []}
@@ -501,7 +523,7 @@ def _seconds_group(hold: str = "") -> dict:
 
 
 WANDER_SEEDS = tuple(range(1, 13))
-GROUP_WIDTH = 16  # the table's group column: the longest group name (wander-srsplus) and a space
+GROUP_WIDTH = 21  # the table's group column: the longest group name (wander-srsplus-no180) and a space
 
 
 def _head(tree: str, group: str) -> str:
@@ -509,7 +531,8 @@ def _head(tree: str, group: str) -> str:
     return f"{tree:<8}{group:<{GROUP_WIDTH}}"
 
 
-WANDERS = ("wander", "wander-srs", "wander-srsplus")  # the same games under each rule set with tables
+# the same games under each rule set with tables, and under two without (no kicks with 180 turns, SRS+ without them)
+WANDERS = ("wander", "wander-srs", "wander-srsplus", "wander-nokicks", "wander-srsplus-no180")
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share
 CHANCE_GROUPS = (
@@ -572,10 +595,9 @@ def _wander_group(seeds: tuple[int, ...] = WANDER_SEEDS, rules_name: str = "srs-
     until the chance is 0."""
     from ai.pc.chance import pc_chance
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream
-    from ai.pc.opening import RULES
     from game.randomizer import make_randomizer
 
-    rules = RULES[rules_name]
+    rules = rules_named(rules_name)
     _warm_up(rules)
     bag = make_randomizer("7bag", 0)
     times, exact, ids = [], 0, []
@@ -629,11 +651,10 @@ def _spots_group(
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
     from ai.pc.loop import PREVIEWS, bag_state, bag_stream, play
-    from ai.pc.opening import RULES
     from ai.pc.search import searcher_for, step_of
     from game.randomizer import make_randomizer
 
-    rules = RULES[rules_name]
+    rules = rules_named(rules_name)
     _warm_up(rules)
     bag = make_randomizer("7bag", 0)
     gen = searcher_for(rules, True).gen

@@ -39,7 +39,7 @@ def ai_app(app):
 @pytest.fixture
 def no_plain_srs_boundary_table(monkeypatch) -> None:
     """Plain SRS's boundary table hidden (ai.pc.seconds.BOUNDARY), as for a group it does not hold: a later PC's
-    second position under plain SRS is then searched (bounded by SRS with 180's table, ai.pc.opening.WIDER), for
+    second position under plain SRS is then searched (bounded by SRS with 180's table, ai.pc.opening.wider_rules), for
     tests about that search. The table holds every group now, so no position avoids it; the bounded search still
     answers wherever a table is made in part or left out (a regenerated one, or a new rule set's)."""
     from ai.pc import seconds

@@ -38,7 +38,7 @@ class _Asked:
 
 def test_the_worker_chance_is_the_exact_one_and_asks_for_newer_questions_all_along() -> None:
     # seed 2's 3rd PC after one placement: about half a second of search, hundreds of steps, unless SRS with 180's
-    # table bounds it (ai.pc.opening.WIDER; the test below does without the bound) (the 1st PC's first
+    # table bounds it (ai.pc.opening.wider_rules; the test below does without the bound) (the 1st PC's first
     # position is the opening table's, answered without a search: its third is searched). Both are asked from what
     # a fresh worker knows: where two placements win every future, the one named is the first one proved, which
     # depends on what earlier searches left (here I alone or Z through hold, both 100%).
@@ -59,8 +59,8 @@ def test_a_newer_question_ends_the_chance_with_no_answer(monkeypatch) -> None:
     """At a position searched for hundreds of steps, a newer question at the 1st, 5th or 40th look ends it."""
     import ai.pc.opening
 
-    # unbounded by SRS with 180's table (ai.pc.opening.WIDER), which ends this search within a few steps
-    monkeypatch.setattr(ai.pc.opening, "WIDER", {})
+    # unbounded by SRS with 180's table (ai.pc.opening.wider_rules), which ends this search within a few steps
+    monkeypatch.setattr(ai.pc.opening, "wider_rules", lambda rules: None)
     (pos,) = _positions(2, {(3, 1)})
     for stop_at in (1, 5, 40):
         asked = _Asked(stop_at)

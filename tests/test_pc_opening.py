@@ -149,9 +149,15 @@ def test_lookup_answers_its_two_questions_and_no_other():
     entry = opening.load_table(opening.table_path("srs"), SRS)[order]
     assert opening.lookup(**_question(order)) == entry.first
     assert opening.lookup(**_question(order, second=True)) == entry.second
+    # the spin rule only scores: the same placements, the same table
+    for spin_rule in (SpinRule.ALL_SPIN, SpinRule.NONE):
+        same = Rules.named("srs", spin_rule=spin_rule)
+        assert opening.lookup(**_question(order, rules=same)) == entry.first
+        assert opening.lookup(**_question(order, second=True, rules=same)) == entry.second
     others = [
         {"rules": Rules.named("srs+")},
-        {"rules": Rules.named("srs", allow_180=True, spin_rule=SpinRule.ALL_SPIN)},
+        {"rules": Rules.named("nrs")},
+        {"rules": Rules.named("none")},  # (its placements are within plain SRS's: bounded by the table, not answered)
         {"soft_drop": False},
         {"use_hold": False},
         {"hold_spent": True},

@@ -1,9 +1,13 @@
-"""The wider rules' bound (ai.pc.opening.WIDER): under plain SRS, where a table made under SRS with 180 holds the
-same question, its count bounds the live chance from above and its best placement is tried first. That may only
-make the search faster: the chance shown must stay the search's, exactly."""
+"""The wider rules' bound (ai.pc.opening.wider_rules): under rules without tables of their own (or where theirs lack
+a question) whose placements are all placements under rules with tables, the wider table's count bounds the live
+chance from above and its best placement is tried first: plain SRS within SRS with 180, no kicks within either, SRS+
+without 180 turns within SRS+ with them. That may only make the search faster: the chance shown must stay the
+search's, exactly. Rules with the same placements as a table's (another spin rule) are answered by that table.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -15,9 +19,18 @@ from ai.pc.percent import Trie
 from ai.pc.search import searcher_for
 from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
+from game.rules import Rules, SpinRule
 from settings import change
 
 SRS, WIDE = opening.RULES["srs"], opening.RULES["srs-180"]
+NO_KICKS = Rules.named("none", allow_180=True)  # the settings' rotation "none", with their default 180 turns
+SRSPLUS_90 = Rules.named("srs+")  # SRS+ without 180 turns
+# every built-in rotation system with and without 180 turns, by the name bench/pc.py and the tables use
+RULE_SETS = {
+    f"{name}{'-180' if turns else ''}": Rules.named(rotation, allow_180=turns)
+    for name, rotation in (("srs", "srs"), ("srsplus", "srs+"), ("none", "none"), ("nrs", "nrs"))
+    for turns in (False, True)
+}
 SEVEN_BAG = make_randomizer("7bag", 0)
 
 
@@ -47,21 +60,90 @@ def test_every_placement_under_plain_srs_is_one_under_srs_with_180():
     assert more > 0  # 180 rotations do reach more places on such fields
 
 
-def _position(key: tuple) -> tuple:
-    """pc_chance's arguments under plain SRS at a boundary table key's position (see tests/test_pc_seconds._args)."""
+def test_placements_within_holds_where_the_move_generator_shows_it():
+    """`placements_within` against the move generator on random fields (4 lines, 0 to 24 cells), every piece, every
+    pair of built-in rule sets: where it says a set's placements are within another's, the generator offers each of
+    them under the other too, with the same field after it; where it says not, among the rotation systems that turn
+    about SRS's centres, a field shows a placement missing (NRS turns about its own: its pairs are only said not to
+    be, which costs the bound and nothing else)."""
+    gens = {name: searcher_for(rules, True).gen for name, rules in RULE_SETS.items()}
+    rng = random.Random(11)
+    fields = [sum(1 << cell for cell in rng.sample(range(40), rng.randrange(25))) for _ in range(300)]
+    offered = {
+        name: [
+            {piece: {c.mask: (c.field, c.h) for c in gen.children(bits, 4, piece)} for piece in ALL_PIECES}
+            for bits in fields
+        ]
+        for name, gen in gens.items()
+    }
+
+    def within(narrow: str, wide: str) -> bool:
+        return all(
+            offered[wide][i][piece].get(mask) == after
+            for i in range(len(fields))
+            for piece in ALL_PIECES
+            for mask, after in offered[narrow][i][piece].items()
+        )
+
+    said = {
+        (narrow, wide)
+        for narrow, wide in itertools.permutations(RULE_SETS, 2)
+        if opening.placements_within(RULE_SETS[narrow], RULE_SETS[wide])
+    }
+    assert said == {
+        ("srs", "srs-180"),
+        ("srsplus", "srsplus-180"),
+        ("none", "none-180"),
+        ("nrs", "nrs-180"),
+        *(("none", wide) for wide in ("srs", "srs-180", "srsplus", "srsplus-180")),
+        ("none-180", "srs-180"),
+        ("none-180", "srsplus-180"),
+    }
+    for narrow, wide in itertools.permutations(RULE_SETS, 2):
+        if (narrow, wide) in said:
+            assert within(narrow, wide), (narrow, wide)
+        elif not narrow.startswith("nrs"):
+            assert not within(narrow, wide), (narrow, wide)
+
+
+def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_bound():
+    """The spin rule only scores: every spin rule gets the table of its rotation system and turns. The rules a
+    player may choose without tables get the narrowest table that bounds them, where one does."""
+    for name, rules in opening.RULES.items():
+        for spin_rule in SpinRule:
+            same = dataclasses.replace(rules, spin_rule=spin_rule)
+            assert opening.table_name(same) == name
+    assert opening.table_name(NO_KICKS) is None and opening.table_name(SRSPLUS_90) is None
+    wider = {name: opening.wider_rules(rules) for name, rules in RULE_SETS.items()}
+    assert wider == {
+        "srs": WIDE,
+        "srs-180": None,
+        "srsplus": opening.RULES["srsplus-180"],
+        "srsplus-180": None,
+        "none": SRS,
+        "none-180": WIDE,
+        "nrs": None,
+        "nrs-180": None,
+    }
+    assert opening.wider_rules(Rules.named("none", hold=False)) is None  # (hold is kept apart, as the spawn is)
+
+
+def _position(key: tuple, rules: Rules = SRS) -> tuple:
+    """pc_chance's arguments under `rules` at a boundary table key's position (see tests/test_pc_seconds._args)."""
     held, _, bits, order = key
-    return (bits, order[0], list(order[1:]), held, (), SEVEN_BAG, SRS, 4)
+    return (bits, order[0], list(order[1:]), held, (), SEVEN_BAG, rules, 4)
 
 
 @pytest.fixture
 def bounded(monkeypatch) -> list:
-    """The wider table's answers the chance got, one per question it bounded."""
+    """The tables' answers the chance got, one per question a table answered (under rules without a table of
+    their own for it, the wider rules')."""
     got: list = []
     real = opening.lookup
 
     def lookup(*args, **kwargs):
         answer = real(*args, **kwargs)
-        if args[7] == WIDE and answer is not None:
+        if answer is not None:
             got.append(answer)
         return answer
 
@@ -69,29 +151,36 @@ def bounded(monkeypatch) -> list:
     return got
 
 
-def test_plain_srs_at_a_later_pcs_second_position_bounded_by_the_180_table_answers_as_the_search(boundary, bounded):
-    """At a later PC's second position (a piece held, the bag shown whole) whose group the SRS-with-180 boundary
-    table holds: the chance under plain SRS, bounded by the table's count, is the search's, exact. Checked until
-    positions of both kinds were met: those where plain SRS's best is the table's placement, and those where it is
-    another (the bound alone must not end the search there)."""
-    keys = sorted(key for key, answer in boundary.items() if answer.count < answer.futures)
+@pytest.mark.parametrize(
+    ("narrow", "wide_name", "others"),
+    [(SRS, "srs-180", 2), (NO_KICKS, "srs-180", 1), (SRSPLUS_90, "srsplus-180", 1)],
+    ids=["plain-srs", "no-kicks", "srsplus-no-180"],
+)
+def test_at_a_later_pcs_second_position_the_bounded_chance_is_the_searchs(narrow, wide_name, others, bounded):
+    """At a later PC's second position (a piece held, the bag shown whole) whose group the wider rules' boundary
+    table holds: the chance under the narrower rules, bounded by the table's count, is the search's, exact. Checked
+    until positions of both kinds were met: those where the narrower rules' best is the table's placement, and
+    those where it is another (the bound alone must not end the search there; without kicks or 180 turns that is
+    rarer, so one is enough)."""
+    table = seconds.load_table(seconds.BOUNDARY.path(wide_name), opening.RULES[wide_name], seconds.BOUNDARY)
+    keys = sorted(key for key, answer in table.items() if answer.count < answer.futures)
     same = other = 0
     for key in random.Random(7).sample(keys, 60):
         bounded.clear()
-        answer = pc_chance(*_position(key))
-        assert bounded == [boundary[key]]
-        searched = pc_chance(*_position(key), table=False)
+        answer = pc_chance(*_position(key, narrow))
+        assert bounded == [table[key]]
+        searched = pc_chance(*_position(key, narrow), table=False)
         assert answer.chance == searched.chance and not answer.approximate and not searched.approximate, key
-        assert round(answer.chance * boundary[key].futures) <= boundary[key].count
+        assert round(answer.chance * table[key].futures) <= table[key].count
         best = searched.best_placement
         assert best is not None
-        if (best.piece, best.mask) == (boundary[key].piece, boundary[key].mask):
+        if (best.piece, best.mask) == (table[key].piece, table[key].mask):
             same += 1
         else:
             other += 1
-        if same >= 2 and other >= 2:
+        if same >= 2 and other >= others:
             break
-    assert same >= 2 and other >= 2
+    assert same >= 2 and other >= others
 
 
 def test_hold_pressed_there_under_plain_srs_is_bounded_too(boundary, bounded):
@@ -156,5 +245,63 @@ def test_a_player_under_plain_srs_at_a_later_pc_sees_the_searchs_chance(ai_app, 
         position = (mask, after[0], list(after[1:]), Piece.T, (), SEVEN_BAG, SRS, 4)
         assert shown is not None and shown == pc_chance(*position, table=False).chance
         assert boundary[(Piece.T, Piece.I, mask, after)] in bounded
+    finally:
+        app.scenes.pop()
+
+
+@pytest.mark.parametrize(
+    ("switches", "rules", "table_rules"),
+    [
+        ({"spin_rule": "allspin"}, dataclasses.replace(WIDE, spin_rule=SpinRule.ALL_SPIN), WIDE),
+        ({"rotation": "none"}, NO_KICKS, None),
+    ],
+    ids=["all-spins", "no-kicks"],
+)
+def test_a_player_with_other_rules_sees_the_searchs_chance_at_the_first_piece_and_after_hold(
+    ai_app, monkeypatch, switches, rules, table_rules, bounded
+):
+    """PC practice from an empty field, thinking ahead off, under rules a player may choose in the settings: all
+    spins (SRS with 180: the same placements, so the opening table answers and the worker does not search), and no
+    kicks (180 turns on: bounded by SRS with 180's table, searched). The panel's chance at the first piece, then
+    after hold pressed on its own, is the search's, exactly; the opening table's answer is what the worker got."""
+    import ai.pc.chance
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+
+    app = ai_app
+    searched: list = []
+    real = ai.pc.chance.futures_trie
+    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: searched.append(a) or real(*a))
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert app.update_settings(change(app.settings, "rules", **switches)) is None
+    keys, scene = pc_practice(app, 3)
+
+    def check(answer: opening.Answer) -> None:
+        """The panel's chance, once answered, against the search's and the table's `answer`."""
+        assert run_until(app, lambda: pc_answered(scene.coach))
+        now = snapshot_of(scene.game)
+        shown = scene.coach.pc_panel().chance
+        assert answer in bounded
+        if table_rules is not None:
+            assert searched == [], "the worker searched a position the table holds"
+            assert shown is not None and round(shown * opening.FUTURES) == answer.count
+        position = (now.board.bits, now.current, list(now.queue[:5]), now.hold, now.randomizer_state)
+        exact = pc_chance(*position, SEVEN_BAG, rules, 4, hold_spent=now.hold_used, table=False)
+        assert not exact.approximate and shown == exact.chance
+        assert round(shown * opening.FUTURES) <= answer.count
+
+    try:
+        assert scene.game.rules.cache_key() == rules.cache_key()
+        now = snapshot_of(scene.game)
+        order = (now.current, *now.queue[:5], *now.randomizer_state)
+        entry = opening.load_table(opening.table_path("srs-180"), WIDE)[order]
+        assert entry.held is not None
+        check(entry.first)
+        bounded.clear()
+        searched.clear()
+        keys.pending = [Button.HOLD]
+        assert run_until(app, lambda: scene.game.hold == now.current and keys.idle)
+        check(entry.held)
     finally:
         app.scenes.pop()

@@ -22,7 +22,7 @@ Ruling a placement out needs losses only. So the first time a placement is refin
 better lower bound, its trie search is asked only for about as many futures as it is short of losses, those the
 most placements lost first (`trie_wanted`), where it would decide all of them.
 
-A table made under rules whose placements include these rules' (`ai.pc.opening.WIDER`: SRS with 180 for plain
+A table made under rules whose placements include these rules' (`ai.pc.opening.wider_rules`: SRS with 180 for plain
 SRS) bounds every placement from above where it holds the same question, and its placement is tried first: when
 it is decided at that bound, the search ends without ruling the others out.
 """
@@ -391,7 +391,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     uniform = len(set(weights)) == 1
     single_losses = 0 if len(weights) in FEW_FUTURES else MAX_SINGLE_LOSSES
     heaviest = max(weights)
-    # The wider rules' count bounds every placement's chance from above (opening.WIDER): a placement decided at it
+    # The wider rules' count bounds every placement's chance from above (opening.wider_rules): a placement decided at it
     # is the best, so the others need not be ruled out one by one (most of the time at a 3rd PC's second position
     # under plain SRS). Its placement is tried first.
     ceiling = math.inf

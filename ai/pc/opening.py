@@ -6,9 +6,10 @@ next bag's: 840 orders) are not. With the first piece placed as advised, the nex
 futures. These are the live chance's hardest questions (up to ~1.5 s of search: bench/pc.py --groups
 opening), every game and every PC-practice start asks them, and there are only 5,040 bag orders.
 `scripts/make_opening_table.py` answers each with `ai.pc.chance.pc_chance` and writes `opening_<rules>.txt`;
-`pc_chance` answers from it when the question is exactly one of the table's (rules with a table, told apart by
-their cache key; soft drop, hold, 4 lines, 7-bag) or equal to one (a later PC's first position with the bag's last
-six pieces shown and its missing one in hold: see `lookup`), and searches otherwise.
+`pc_chance` answers from it when the question is exactly one of the table's (rules with the same placements as
+a table's, `table_name`: the spin rule, which only scores, does not count; soft drop, hold, 4 lines, 7-bag) or equal to
+one (a later PC's first position with the bag's last six pieces shown and its missing one in hold: see `lookup`), and
+searches otherwise.
 
 A line of the table: the bag's order, then for each position how many of the 840 futures keep a PC after the best
 next placement, and that placement (piece and cells; hold is pressed when the piece is not the one in play): the
@@ -40,19 +41,58 @@ RULES = {
 }
 
 
-# Rules whose placements include another set's (the same kicks with 180 rotations added: every way a piece can be
-# put under the narrower rules is one under the wider): a PC made under the narrower rules is one under the wider,
-# so a wider table's count bounds the narrower position's from above (see ai.pc.chance.pc_chance's `ceiling`).
-WIDER = {"srs": "srs-180"}
+def _turns(rules: Rules) -> dict[tuple, tuple]:
+    """The kick tests of every turn the rules allow, by (piece, start state, end state)."""
+    tests = rules.rotation.tests
+    return {key: kicks for key, kicks in tests.items() if rules.allow_180 or (key[2] - key[1]) % 4 != 2}
+
+
+def placements_within(narrow: Rules, wide: Rules) -> bool:
+    """Whether every way to put a piece under `narrow` is one under `wide`: the same hold and spawn, and every turn
+    `narrow` allows is allowed by `wide` with `narrow`'s kick tests as the first of its own. A turn takes the first
+    test that fits, so where `narrow`'s fits, `wide`'s tries the same ones before it and lands the same way (SRS
+    within SRS with 180; no kicks within SRS or SRS+, whose first test is the turn in place). The spin rule only
+    scores, so it does not count."""
+    if (narrow.hold, narrow.spawn_x, narrow.spawn_y) != (wide.hold, wide.spawn_x, wide.spawn_y):
+        return False
+    wide_turns = _turns(wide)
+    return all(key in wide_turns and wide_turns[key][: len(kicks)] == kicks for key, kicks in _turns(narrow).items())
+
+
+_TABLE_NAMES: dict[tuple, str | None] = {}
+_WIDER: dict[tuple, str | None] = {}
+
+
+def table_name(rules: Rules) -> str | None:
+    """The name of the rule set with tables whose placements are exactly these rules' (then its tables answer
+    these rules' questions), or None."""
+    key = rules.cache_key()
+    if key not in _TABLE_NAMES:
+        _TABLE_NAMES[key] = next(
+            (name for name, each in RULES.items() if placements_within(rules, each) and placements_within(each, rules)),
+            None,
+        )
+    return _TABLE_NAMES[key]
 
 
 def wider_rules(rules: Rules) -> Rules | None:
-    """The rule set with a table whose placements include these rules' (see WIDER), or None."""
-    key = rules_key(rules)
-    for narrow, wide in WIDER.items():
-        if rules_key(RULES[narrow]) == key:
-            return RULES[wide]
-    return None
+    """A rule set with tables whose placements include these rules' (`placements_within`) and are not the same:
+    a PC made under these rules is one under it, so its table's count bounds a position's from above (see
+    ai.pc.chance.pc_chance's `ceiling`, and the tables' making, ai.pc.seconds.Family.bounds). The first in RULES'
+    order, the narrowest: plain SRS for no kicks without 180 turns, SRS with 180 for plain SRS and for no kicks
+    with 180 turns, SRS+ with 180 for SRS+ without. None: no such rule set (NRS turns about other centres)."""
+    key = rules.cache_key()
+    if key not in _WIDER:
+        _WIDER[key] = next(
+            (
+                name
+                for name, each in RULES.items()
+                if placements_within(rules, each) and not placements_within(each, rules)
+            ),
+            None,
+        )
+    name = _WIDER[key]
+    return None if name is None else RULES[name]
 
 
 def table_path(name: str) -> Path:
@@ -139,8 +179,8 @@ def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:
 
 @cache
 def _tables() -> dict[str, dict[tuple[Piece, ...], Entry]]:
-    """Every shipped table, by its rules' fingerprint."""
-    return {rules_key(rules): load_table(table_path(name), rules) for name, rules in RULES.items()}
+    """Every shipped table, by its rules' name in RULES."""
+    return {name: load_table(table_path(name), rules) for name, rules in RULES.items()}
 
 
 def load_all() -> int:
@@ -193,7 +233,8 @@ def lookup(
         return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
     if len(set(shown)) != 6 or hold in shown:
         return None
-    table = _tables().get(rules_key(rules))
+    name = table_name(rules)
+    table = None if name is None else _tables().get(name)
     if not table:
         return None
     if hold is None and not hold_spent:

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, wider_rules
+from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, table_name, wider_rules
 from game.board import Bitboard
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
@@ -120,7 +120,7 @@ class Family:
         return sum(len(self.orders(group)) for group in self.groups(rules))
 
     def bounds(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
-        """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.WIDER): each
+        """The wider rules' answers for the group's orders, where their table holds it (ai.pc.opening.wider_rules): each
         bounds the order's count from above, and its placement is tried first. Swapped: exactly the orders such a
         table holds, those whose boundary answer was a PC with the piece in play (the one going to hold), each
         bounded by that count (its placement, which the press rules out, is not tried) or by the wider rules'
@@ -554,21 +554,20 @@ def load_table(path: Path, rules: Rules, family: Family = SECONDS) -> Table:
     return Table(family, text, body)
 
 
-_NAMES = {rules_key(rules): name for name, rules in RULES.items()}
 # one lock per table, held while it is read
-_READING = {(family.name, key): threading.Lock() for family in FAMILIES for key in _NAMES}
+_READING = {(family.name, name): threading.Lock() for family in FAMILIES for name in RULES}
 
 
 def _table(family: Family, rules: Rules) -> Mapping[Key, Answer] | None:
-    """The shipped table of this kind for these rules (None: none is made for them), read on first use (~0.02 s
-    for a table without hold, ~0.15 s with hold; its groups are parsed when asked, see Table). A
-    question asked while another thread reads it (the worker's warm-up, just started) waits for the read."""
-    key = rules_key(rules)
-    lock = _READING.get((family.name, key))
-    if lock is None:
+    """The shipped table of this kind for these rules, or for rules with the same placements
+    (ai.pc.opening.table_name; None: none is made for them), read on first use (~0.02 s for a table without hold,
+    ~0.15 s with hold; its groups are parsed when asked, see Table). A question asked while another thread reads it
+    (the worker's warm-up, just started) waits for the read."""
+    name = table_name(rules)
+    if name is None:
         return None
-    with lock:
-        return _read(family, _NAMES[key])
+    with _READING[family.name, name]:
+        return _read(family, name)
 
 
 @cache
@@ -580,7 +579,7 @@ def load_all(rules: Rules | None = None) -> int:
     """Read the shipped tables now, those without hold first (the first a player meets); the entries read.
     `rules`: only that rule set's (a worker holds the tables of the rules it plays; another set's are read when
     first asked, ~0.4 s once), and for a kind of table it has not made whole (or not at all), the wider rules'
-    (ai.pc.opening.WIDER), which bounds the search at the groups it lacks; None: every rule set's."""
+    (ai.pc.opening.wider_rules), which bounds the search at the groups it lacks; None: every rule set's."""
     if rules is None:
         return sum(len(_table(family, each) or ()) for family in FAMILIES for each in RULES.values())
     wider = wider_rules(rules)
