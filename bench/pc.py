@@ -50,8 +50,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
   wander-nokicks, wander-srsplus-no180
-            `wander` under two rule sets without tables of their own: no kicks (180 turns on, the game's default),
-            and SRS+ without 180 turns
+            `wander` under two rule sets with opening tables only: no kicks (180 turns on, the settings' default),
+            and SRS+ without 180 turns (their other positions are bounded by SRS with 180's and SRS+ with 180's
+            tables: ai.pc.opening.wider_rules)
   spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
@@ -131,8 +132,8 @@ GROUPS = (
 )
 
 
-# the rule sets the groups are played under: those with tables (ai.pc.opening.RULES) and two a player may choose that
-# have none of their own (bounded by a wider set's where the tree knows how: ai.pc.opening.wider_rules)
+# the rule sets the groups are played under, by ai.pc.opening.RULES' names; these two are built here, so that an
+# older tree (--against), whose RULES lacks them, plays them too (without tables or bounds, if it knows none)
 OTHER_RULES = {"none-180": ("none", True), "srsplus": ("srs+", False)}
 
 

@@ -50,3 +50,19 @@ def no_plain_srs_boundary_table(monkeypatch) -> None:
         return seconds.Table(family) if family is seconds.BOUNDARY and name == "srs" else real(family, name)
 
     monkeypatch.setattr(seconds, "_read", read)
+
+
+@pytest.fixture
+def own_kick_file(tmp_path):
+    """A player's own kick-table file: SRS's, with the last two kicks of the JLSTZ pieces' 0->R turn left out (no
+    table is made for it; its placements are within SRS's)."""
+    import tomllib
+    from importlib import resources
+
+    text = resources.files("game.data.kicks").joinpath("srs.toml").read_text("utf-8")
+    kicks = tomllib.loads(text)["kicks"]["JLSTZ"]["0R"]
+    cut = text.replace(f"0R = {kicks}", f"0R = {kicks[:3]}", 1)  # (the first 0R line is the JLSTZ pieces')
+    assert cut != text
+    path = tmp_path / "own.toml"
+    path.write_text(cut.replace('name = "SRS"', 'name = "SRS, two kicks fewer"', 1), "utf-8")
+    return path

@@ -77,12 +77,17 @@ def test_a_damaged_table_is_not_used_and_nothing_breaks(tmp_path, table):
 
 
 def _count_by_single_searches(
-    bits: int, order: tuple[Piece, ...], start: int, answer: opening.Answer, held: Piece | None = None
+    bits: int,
+    order: tuple[Piece, ...],
+    start: int,
+    answer: opening.Answer,
+    held: Piece | None = None,
+    rules: Rules = SRS,
 ) -> int:
     """Futures (the four pieces after the bag) from which the single-queue solver finds a PC after the named
     placement, the pieces in play being order[start:] (`held`: in the hold slot, hold pressed already); no trie,
     no arrangements, no table."""
-    gen = searcher_for(SRS, True).gen
+    gen = searcher_for(rules, True).gen
     (child,) = [c for c in gen.children(bits, 4, answer.piece) if c.mask == answer.mask]
     if held is None:
         held = order[start] if answer.piece != order[start] else None
@@ -93,7 +98,7 @@ def _count_by_single_searches(
     won = 0
     for future, _ in SEVEN_BAG.sequences(4, ()):
         queue = (*rest, *future)
-        won += solve(child.field, queue, hold=held, rules=SRS, lines=child.h, verify=False).solvable
+        won += solve(child.field, queue, hold=held, rules=rules, lines=child.h, verify=False).solvable
     return won
 
 
@@ -120,6 +125,45 @@ def test_sampled_entries_equal_the_search(table):
             ), opening.order_text(order)
 
 
+# the rule sets whose opening tables the three above check only under plain SRS: here, one entry each
+OTHER_TABLES = ("srs-180", "srsplus-180", "srsplus")
+
+
+@pytest.mark.parametrize("name", OTHER_TABLES)
+def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_future(name):
+    """One random entry of each other table (seeded by its name): its first-position count is the search's, and the
+    single-queue solver, future by future, wins as many with the placement it names."""
+    rules = opening.RULES[name]
+    table = opening.load_table(opening.table_path(name), rules)
+    order = random.Random(name).choice(ORDERS)
+    stored = table[order]
+    assert opening.compute_entry(order, rules).first.count == stored.first.count, opening.order_text(order)
+    assert _count_by_single_searches(0, order, 0, stored.first, rules=rules) == stored.first.count
+
+
+def test_a_narrower_rule_sets_table_never_counts_more_than_a_wider_ones():
+    """Where every placement under one rule set is one under another (ai.pc.opening.placements_within: SRS within
+    SRS with 180, SRS+ within SRS+ with 180), a PC under the first is one under the second, so at each of the 5,040
+    first positions, and at each first position with hold pressed, the narrower table's count is at most the
+    wider's: two tables made apart, by searches over different placements, checked against each other."""
+    pairs = [
+        (narrow, wide)
+        for narrow, wide in itertools.permutations(opening.RULES, 2)
+        if opening.placements_within(opening.RULES[narrow], opening.RULES[wide])
+    ]
+    assert pairs == [("srs", "srs-180"), ("srsplus", "srsplus-180")]
+    tables = {name: opening.load_table(opening.table_path(name), rules) for name, rules in opening.RULES.items()}
+    lower = 0
+    for narrow, wide in pairs:
+        for order, entry in tables[narrow].items():
+            above = tables[wide][order]
+            assert entry.first.count <= above.first.count, (narrow, wide, opening.order_text(order))
+            assert entry.held is not None and above.held is not None
+            assert entry.held.count <= above.held.count, (narrow, wide, opening.order_text(order))
+            lower += entry.held.count < above.held.count
+    assert lower > 0  # the rule sets do differ (hold pressed at the first piece, 180 turns make PCs the others cannot)
+
+
 def _question(order: tuple[Piece, ...], second: bool = False, **changes):
     entry = opening.load_table(opening.table_path("srs"), SRS)[order]
     base = {
@@ -144,7 +188,7 @@ def _first_order_with_a_second_position() -> tuple[Piece, ...]:
     return next(order for order in sorted(table) if table[order].second is not None)
 
 
-def test_lookup_answers_its_two_questions_and_no_other():
+def test_lookup_answers_its_two_questions_and_no_other(own_kick_file):
     order = _first_order_with_a_second_position()
     entry = opening.load_table(opening.table_path("srs"), SRS)[order]
     assert opening.lookup(**_question(order)) == entry.first
@@ -155,9 +199,10 @@ def test_lookup_answers_its_two_questions_and_no_other():
         assert opening.lookup(**_question(order, rules=same)) == entry.first
         assert opening.lookup(**_question(order, second=True, rules=same)) == entry.second
     others = [
-        {"rules": Rules.named("srs+")},
-        {"rules": Rules.named("nrs")},
-        {"rules": Rules.named("none")},  # (its placements are within plain SRS's: bounded by the table, not answered)
+        {
+            "rules": Rules.named(str(own_kick_file))
+        },  # (its placements are within SRS's: bounded by a table, not answered)
+        {"rules": Rules.named("srs", hold=False)},
         {"soft_drop": False},
         {"use_hold": False},
         {"hold_spent": True},

@@ -106,14 +106,16 @@ def test_placements_within_holds_where_the_move_generator_shows_it():
             assert not within(narrow, wide), (narrow, wide)
 
 
-def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_bound():
-    """The spin rule only scores: every spin rule gets the table of its rotation system and turns. The rules a
-    player may choose without tables get the narrowest table that bounds them, where one does."""
+def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_bound(own_kick_file):
+    """The spin rule only scores: every spin rule gets the tables of its rotation system and turns. The first rule
+    set with tables that includes another's placements bounds it, the narrowest where several do; a player's own kick
+    table is bounded too where its kicks are SRS's first ones."""
     for name, rules in opening.RULES.items():
         for spin_rule in SpinRule:
             same = dataclasses.replace(rules, spin_rule=spin_rule)
             assert opening.table_name(same) == name
-    assert opening.table_name(NO_KICKS) is None and opening.table_name(SRSPLUS_90) is None
+            assert opening.table_name(RULE_SETS[name]) == name
+    assert all(opening.table_name(rules) is None for name, rules in RULE_SETS.items() if name not in opening.RULES)
     wider = {name: opening.wider_rules(rules) for name, rules in RULE_SETS.items()}
     assert wider == {
         "srs": WIDE,
@@ -125,6 +127,9 @@ def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_boun
         "nrs": None,
         "nrs-180": None,
     }
+    own = Rules.named(str(own_kick_file))
+    assert opening.table_name(own) is None and opening.wider_rules(own) == SRS
+    assert opening.wider_rules(dataclasses.replace(own, allow_180=True)) == WIDE
     assert opening.wider_rules(Rules.named("none", hold=False)) is None  # (hold is kept apart, as the spawn is)
 
 
@@ -216,6 +221,25 @@ def test_the_generator_bounded_by_the_180_table_gives_the_unbounded_counts():
     assert any((plain[order].piece, plain[order].mask) != (bounds[order].piece, bounds[order].mask) for order in chosen)
 
 
+def test_the_second_position_generator_bounded_by_srsplus_180_gives_the_unbounded_counts():
+    """Making SRS+ without 180's second-position table (after the first piece, no hold) with each order's count
+    bounded by SRS+ with 180's (Family.bounds, what scripts/make_seconds_table.py --rules srsplus does): the counts
+    are the unbounded search's, where SRS+ without 180 reaches the bound and where it stays below it, with the
+    bound's placement as its best or not (the L flat on the right, group 40 of SRS+'s order)."""
+    group = (Piece.L, 0x401C0)
+    bounds = seconds.SECONDS.bounds(SRSPLUS_90, group)
+    texts = ("JSIOTZ", "JSITOZ", "JOISTZ", "JOISZT", "JSIZOT")
+    chosen = [tuple(Piece[name] for name in text) for text in texts]
+    trie = Trie([order + future for order in chosen for future in itertools.permutations(ALL_PIECES, 4)])
+    args = (SRSPLUS_90, Piece.L, group[1], trie, Piece.J, trie.root.children[Piece.J], 0, opening.FUTURES)
+    bounded = seconds._best_per_order(*args, bounds={order: bounds[order] for order in chosen})
+    plain = seconds._best_per_order(*args)
+    assert {order: answer.count for order, answer in bounded.items()} == {o: a.count for o, a in plain.items()}
+    assert any(bounded[order].count < bounds[order].count for order in chosen)
+    assert any(bounded[order].count == bounds[order].count < opening.FUTURES for order in chosen)
+    assert any((plain[order].piece, plain[order].mask) != (bounds[order].piece, bounds[order].mask) for order in chosen)
+
+
 def test_a_player_under_plain_srs_at_a_later_pc_sees_the_searchs_chance(ai_app, boundary, bounded):
     app = ai_app
     """PC practice under plain SRS started as a later PC (T held from the bag before, IJLOSZ shown, T left in the
@@ -250,20 +274,22 @@ def test_a_player_under_plain_srs_at_a_later_pc_sees_the_searchs_chance(ai_app, 
 
 
 @pytest.mark.parametrize(
-    ("switches", "rules", "table_rules"),
+    ("switches", "table", "own_table"),
     [
-        ({"spin_rule": "allspin"}, dataclasses.replace(WIDE, spin_rule=SpinRule.ALL_SPIN), WIDE),
-        ({"rotation": "none"}, NO_KICKS, None),
+        ({"spin_rule": "allspin"}, "srs-180", True),
+        ({"rotation": "srs+", "allow_180": False}, "srsplus", True),
+        ({}, "srs-180", False),
     ],
-    ids=["all-spins", "no-kicks"],
+    ids=["all-spins", "srsplus-no-180", "own-kick-table"],
 )
 def test_a_player_with_other_rules_sees_the_searchs_chance_at_the_first_piece_and_after_hold(
-    ai_app, monkeypatch, switches, rules, table_rules, bounded
+    ai_app, monkeypatch, own_kick_file, switches, table, own_table, bounded
 ):
     """PC practice from an empty field, thinking ahead off, under rules a player may choose in the settings: all
-    spins (SRS with 180: the same placements, so the opening table answers and the worker does not search), and no
-    kicks (180 turns on: bounded by SRS with 180's table, searched). The panel's chance at the first piece, then
-    after hold pressed on its own, is the search's, exactly; the opening table's answer is what the worker got."""
+    spins (SRS with 180: the same placements, so its opening table answers), SRS+ without 180 turns (its own
+    table), and a kick-table file of the player's own (SRS's with kicks left out, 180 turns on: no table, bounded by
+    SRS with 180's and searched). The panel's chance at the first piece, then after hold pressed on its own, is the
+    search's, exactly, and the table's answer is what the worker got (without a search where it is the rules' own)."""
     import ai.pc.chance
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
@@ -274,8 +300,12 @@ def test_a_player_with_other_rules_sees_the_searchs_chance_at_the_first_piece_an
     real = ai.pc.chance.futures_trie
     monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: searched.append(a) or real(*a))
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
-    assert app.update_settings(change(app.settings, "rules", **switches)) is None
+    assert app.update_settings(change(app.settings, "rules", **(switches or {"kick_file": str(own_kick_file)}))) is None
     keys, scene = pc_practice(app, 3)
+    rules = scene.game.rules
+    assert (opening.table_name(rules) == table) is own_table
+    if not own_table:
+        assert opening.wider_rules(rules) == opening.RULES[table]
 
     def check(answer: opening.Answer) -> None:
         """The panel's chance, once answered, against the search's and the table's `answer`."""
@@ -283,19 +313,19 @@ def test_a_player_with_other_rules_sees_the_searchs_chance_at_the_first_piece_an
         now = snapshot_of(scene.game)
         shown = scene.coach.pc_panel().chance
         assert answer in bounded
-        if table_rules is not None:
-            assert searched == [], "the worker searched a position the table holds"
-            assert shown is not None and round(shown * opening.FUTURES) == answer.count
+        assert (searched == []) is own_table, "the worker searched a position the table holds"
         position = (now.board.bits, now.current, list(now.queue[:5]), now.hold, now.randomizer_state)
         exact = pc_chance(*position, SEVEN_BAG, rules, 4, hold_spent=now.hold_used, table=False)
-        assert not exact.approximate and shown == exact.chance
-        assert round(shown * opening.FUTURES) <= answer.count
+        assert shown is not None and not exact.approximate and shown == exact.chance
+        if own_table:
+            assert round(shown * opening.FUTURES) == answer.count
+        else:
+            assert round(shown * opening.FUTURES) <= answer.count
 
     try:
-        assert scene.game.rules.cache_key() == rules.cache_key()
         now = snapshot_of(scene.game)
         order = (now.current, *now.queue[:5], *now.randomizer_state)
-        entry = opening.load_table(opening.table_path("srs-180"), WIDE)[order]
+        entry = opening.load_table(opening.table_path(table), opening.RULES[table])[order]
         assert entry.held is not None
         check(entry.first)
         bounded.clear()

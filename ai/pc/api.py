@@ -213,11 +213,11 @@ def warm_up(rules: Rules | None = None) -> None:
     """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements, ai.pc.jit_search, ai.pc.jit_trie; numba
     compiles them on the first run after an install and caches them) by solving small problems, and read the
     opening tables (ai.pc.opening, ai.pc.seconds), so the first real question does not pay for either.
-    `rules`: read the second-position tables of these rules only (see ai.pc.seconds.load_all); None: all."""
+    `rules`: read the tables of these rules only (see ai.pc.opening.load_all, ai.pc.seconds.load_all); None: all."""
     from ai.pc import opening, seconds
     from ai.pc.tiling import tileable
 
-    opening.load_all()
+    opening.load_all(rules)
     seconds.load_all(rules)
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
     solve(

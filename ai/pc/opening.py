@@ -33,11 +33,16 @@ _log = logging.getLogger(__name__)
 LINES = 4
 FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # the rules there are tables for, by name (file opening_<name>.txt beside this module): SRS with 180 is the
-# game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice
+# game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice;
+# those three have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table only
+# (its other positions are bounded by SRS+ with 180's tables). Other rules are bounded by a wider set's tables
+# (`wider_rules`: no kicks by SRS's) or searched (NRS). The order matters there: the first that includes a rule set
+# bounds it.
 RULES = {
     "srs": Rules.named("srs"),
     "srs-180": Rules.named("srs", allow_180=True),
     "srsplus-180": Rules.named("srs+", allow_180=True),
+    "srsplus": Rules.named("srs+"),
 }
 
 
@@ -80,7 +85,8 @@ def wider_rules(rules: Rules) -> Rules | None:
     a PC made under these rules is one under it, so its table's count bounds a position's from above (see
     ai.pc.chance.pc_chance's `ceiling`, and the tables' making, ai.pc.seconds.Family.bounds). The first in RULES'
     order, the narrowest: plain SRS for no kicks without 180 turns, SRS with 180 for plain SRS and for no kicks
-    with 180 turns, SRS+ with 180 for SRS+ without. None: no such rule set (NRS turns about other centres)."""
+    with 180 turns, SRS+ with 180 for SRS+ without. None: no such rule set (NRS turns about other centres, and no
+    rule set includes SRS with 180's or SRS+ with 180's placements)."""
     key = rules.cache_key()
     if key not in _WIDER:
         _WIDER[key] = next(
@@ -178,14 +184,21 @@ def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:
 
 
 @cache
-def _tables() -> dict[str, dict[tuple[Piece, ...], Entry]]:
-    """Every shipped table, by its rules' name in RULES."""
-    return {name: load_table(table_path(name), rules) for name, rules in RULES.items()}
+def _table(name: str) -> dict[tuple[Piece, ...], Entry]:
+    """The shipped table of the rule set `name` of RULES, read on first use (~0.15 s)."""
+    return load_table(table_path(name), RULES[name])
 
 
-def load_all() -> int:
-    """Read the shipped tables now (the first look-up would otherwise pay for it); the entries read."""
-    return sum(len(table) for table in _tables().values())
+def load_all(rules: Rules | None = None) -> int:
+    """Read the shipped tables now (the first look-up would otherwise pay for it); the entries read. `rules`: only
+    the tables a question under these rules reads (its own, or the wider rules' that bound it); None: all."""
+    if rules is None:
+        names = list(RULES)
+    else:
+        wider = wider_rules(rules)
+        own = table_name(rules)
+        names = [name for name, each in RULES.items() if name == own or each is wider]
+    return sum(len(_table(name)) for name in names)
 
 
 def lookup(
@@ -234,7 +247,7 @@ def lookup(
     if len(set(shown)) != 6 or hold in shown:
         return None
     name = table_name(rules)
-    table = None if name is None else _tables().get(name)
+    table = None if name is None else _table(name)
     if not table:
         return None
     if hold is None and not hold_spent:

@@ -106,7 +106,8 @@ class Family:
 
     def solve(self, rules: Rules, group: tuple) -> dict[tuple[Piece, ...], Answer]:
         if not self.held:
-            return solve_first(rules, *group)
+            piece, mask = group
+            return solve_first(rules, piece, mask, bounds=self.bounds(rules, group))
         held, piece, mask = group
         if self.whole_bag:
             return solve_boundary(rules, held, piece, mask, self.bounds(rules, group), self.swapped)
@@ -191,9 +192,11 @@ def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
     return [(piece, mask) for _, piece, mask in out]
 
 
-def solve_first(rules: Rules, piece: Piece, mask: Bitboard) -> dict[tuple[Piece, ...], Answer]:
+def solve_first(
+    rules: Rules, piece: Piece, mask: Bitboard, bounds: Mapping[tuple[Piece, ...], Answer] | None = None
+) -> dict[tuple[Piece, ...], Answer]:
     """The exact chance at the second position after `piece` on `mask`, for every order of the other six pieces
-    of the bag (see the module docstring)."""
+    of the bag (see the module docstring). `bounds`: an upper bound on an order's count (see _best_per_order)."""
     from ai.pc.percent import Trie
 
     rest = [p for p in ALL_PIECES if p != piece]
@@ -201,7 +204,7 @@ def solve_first(rules: Rules, piece: Piece, mask: Bitboard) -> dict[tuple[Piece,
     trie = Trie([order + future for order in itertools.permutations(rest) for future in futures])
     out: dict[tuple[Piece, ...], Answer] = {}
     for a, node in trie.root.children.items():  # hold empty: the piece in play is the buffer piece (ai.pc.search)
-        out.update(_best_per_order(rules, piece, mask, trie, a, node, trie.root.offsets[a], FUTURES))
+        out.update(_best_per_order(rules, piece, mask, trie, a, node, trie.root.offsets[a], FUTURES, bounds=bounds))
     return out
 
 
