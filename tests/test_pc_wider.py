@@ -133,6 +133,26 @@ def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_boun
     assert opening.wider_rules(Rules.named("none", hold=False)) is None  # (hold is kept apart, as the spawn is)
 
 
+@pytest.mark.parametrize(
+    ("rules", "read"),
+    [(SRS, "srs"), (SRSPLUS_90, "srsplus"), (NO_KICKS, "srs-180"), (RULE_SETS["nrs"], None)],
+    ids=["plain-srs", "srsplus-no-180", "no-kicks", "nrs"],
+)
+def test_a_worker_reads_the_opening_table_its_rules_ask(rules, read):
+    """The warm-up's read (ai.pc.api.warm_up): the rules' own opening table, else the one that bounds them, and no
+    other (each is ~0.15 s and a few MB)."""
+    opening._table.cache_clear()
+    try:
+        opening.load_all(rules)
+        info = opening._table.cache_info()
+        assert info.currsize == (read is not None)
+        if read is not None:
+            opening._table(read)
+            assert opening._table.cache_info().hits == info.hits + 1  # that one was read
+    finally:
+        opening._table.cache_clear()
+
+
 def _position(key: tuple, rules: Rules = SRS) -> tuple:
     """pc_chance's arguments under `rules` at a boundary table key's position (see tests/test_pc_seconds._args)."""
     held, _, bits, order = key

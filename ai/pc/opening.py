@@ -191,14 +191,14 @@ def _table(name: str) -> dict[tuple[Piece, ...], Entry]:
 
 def load_all(rules: Rules | None = None) -> int:
     """Read the shipped tables now (the first look-up would otherwise pay for it); the entries read. `rules`: only
-    the tables a question under these rules reads (its own, or the wider rules' that bound it); None: all."""
+    the table a question under these rules reads (its own, else the wider rules' that bounds it); None: all."""
     if rules is None:
-        names = list(RULES)
-    else:
-        wider = wider_rules(rules)
-        own = table_name(rules)
-        names = [name for name, each in RULES.items() if name == own or each is wider]
-    return sum(len(_table(name)) for name in names)
+        return sum(len(_table(name)) for name in RULES)
+    own = table_name(rules)
+    if own is not None and _table(own):
+        return len(_table(own))
+    wider = wider_rules(rules)
+    return 0 if wider is None else load_all(wider)
 
 
 def lookup(
