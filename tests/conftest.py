@@ -66,3 +66,14 @@ def own_kick_file(tmp_path):
     path = tmp_path / "own.toml"
     path.write_text(cut.replace('name = "SRS"', 'name = "SRS, two kicks fewer"', 1), "utf-8")
     return path
+
+
+@pytest.fixture
+def searched(monkeypatch) -> list:
+    """The futures tries the worker builds: one per searched position, none for a position looked up."""
+    import ai.pc.chance
+
+    calls: list = []
+    real = ai.pc.chance.futures_trie
+    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: calls.append(a) or real(*a))
+    return calls

@@ -488,17 +488,6 @@ def _own_way_then_hold(app, seed: int, table: dict, no_hold_table: dict, searche
         app.scenes.pop()
 
 
-@pytest.fixture
-def searched(monkeypatch) -> list:
-    """The futures tries the worker builds: one per searched position, none for a position looked up."""
-    import ai.pc.chance
-
-    calls: list = []
-    real = ai.pc.chance.futures_trie
-    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: calls.append(a) or real(*a))
-    return calls
-
-
 def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, table, searched):
     """PC practice from an empty field, thinking ahead off (nothing is worked out before the lock). The player
     moves the first piece to a spot of their own that the table holds (not the advice), one key per tick, and

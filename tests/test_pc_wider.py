@@ -287,22 +287,18 @@ def test_a_player_under_plain_srs_at_a_later_pc_sees_the_searchs_chance(ai_app, 
     ids=["all-spins", "srsplus-no-180", "own-kick-table"],
 )
 def test_a_player_with_other_rules_sees_the_searchs_chance_at_the_first_piece_and_after_hold(
-    ai_app, monkeypatch, own_kick_file, switches, table, own_table, bounded
+    ai_app, own_kick_file, switches, table, own_table, bounded, searched
 ):
     """PC practice from an empty field, thinking ahead off, under rules a player may choose in the settings: all
     spins (SRS with 180: the same placements, so its opening table answers), SRS+ without 180 turns (its own
     table), and a kick-table file of the player's own (SRS's with kicks left out, 180 turns on: no table, bounded by
     SRS with 180's and searched). The panel's chance at the first piece, then after hold pressed on its own, is the
     search's, exactly, and the table's answer is what the worker got (without a search where it is the rules' own)."""
-    import ai.pc.chance
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
     from ui.coach import snapshot_of
 
     app = ai_app
-    searched: list = []
-    real = ai.pc.chance.futures_trie
-    monkeypatch.setattr(ai.pc.chance, "futures_trie", lambda *a: searched.append(a) or real(*a))
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert app.update_settings(change(app.settings, "rules", **(switches or {"kick_file": str(own_kick_file)}))) is None
     keys, scene = pc_practice(app, 3)
