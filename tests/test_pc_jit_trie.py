@@ -157,3 +157,14 @@ def test_a_search_out_of_time_says_so_and_claims_no_leaf(monkeypatch) -> None:
     search.set_deadline(time.perf_counter() - 1)
     assert search.from_start(0, 4, None, trie.root) == 0
     assert search.truncated
+
+
+def test_an_arena_too_large_for_the_memos_values_is_refused(monkeypatch) -> None:
+    """Arena offsets are stored in VBITS bits: a larger arena would hand back other states' leaves (wrong answers, no
+    error), so it is refused at once; the shipped size fits."""
+    import ai.pc.jit_trie as jit_trie
+
+    assert jit_trie.ARENA_WORDS <= 1 << jit_trie.VBITS
+    monkeypatch.setattr(jit_trie, "ARENA_WORDS", (1 << jit_trie.VBITS) + 1)
+    with pytest.raises(ValueError, match="VBITS"):
+        jit_trie._Shared()

@@ -372,6 +372,10 @@ class _Shared:
     """The memo, its arena, the placement copies and the scratch rows, allocated once per process."""
 
     def __init__(self) -> None:
+        if ARENA_WORDS > 1 << VBITS:
+            # an offset past VBITS bits would be stored cut short and read back as another state's leaves: wrong
+            # answers, not an error (seen: 1 << 25 words gave a no-kick position 840 futures won, not 769)
+            raise ValueError(f"ARENA_WORDS {ARENA_WORDS} needs memo values wider than VBITS = {VBITS} bits")
         self.memo = jit_table.make(MEMO_SLOTS)
         self.memo_fill = np.zeros(1, np.int64)
         self.arena = np.zeros(ARENA_WORDS, np.int64)
