@@ -50,9 +50,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
   wander-nokicks, wander-srsplus-no180
-            `wander` under two rule sets with opening tables only: no kicks (180 turns on, the settings' default),
-            and SRS+ without 180 turns (their other positions are bounded by SRS with 180's and SRS+ with 180's
-            tables: ai.pc.opening.wider_rules)
+            `wander` under two rule sets without tables of their own but the opening one of SRS+ without 180
+            turns: no kicks (180 turns on, the settings' default; bounded by SRS with 180's tables) and SRS+ without
+            180 turns (its other positions bounded by SRS+ with 180's tables: ai.pc.opening.wider_rules)
   spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a

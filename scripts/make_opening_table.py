@@ -2,7 +2,8 @@
 every 7-bag game, one line per order of the first bag, with the project's own search (ai.pc.chance.pc_chance).
 
     python scripts/make_opening_table.py [--rules srs-180] [--jobs 2]   # all 5,040 bags (about 15 CPU minutes)
-    python scripts/make_opening_table.py --update       # search only the answers the table lacks
+    python scripts/make_opening_table.py --update       # search only the answers the table lacks (and go on
+                                                        # after a run that was stopped: it saves as it goes)
     python scripts/make_opening_table.py --check 20     # recompute 20 random entries and compare; exit 1 if any differ
 
 The positions (see ai.pc.opening): empty field, 4 lines, hold empty and not pressed, the first piece in play and
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:
 
 from ai.pc import opening  # noqa: E402 - after the path set-up above
 from game.pieces import ALL_PIECES  # noqa: E402
+from game.rules import Rules  # noqa: E402
 
 
 def _compute(job: tuple) -> tuple[tuple, str]:
@@ -44,6 +46,7 @@ def main() -> int:
     parser.add_argument("--rules", choices=sorted(opening.RULES), default="srs-180")
     parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
     parser.add_argument("--update", action="store_true", help="keep the answers the table has, search the rest")
+    parser.add_argument("--save-every", type=int, default=250, metavar="N", help="write the table every N orders")
     args = parser.parse_args()
     rules = opening.RULES[args.rules]
     out = args.out or opening.table_path(args.rules)
@@ -67,18 +70,28 @@ def main() -> int:
             print(f"{opening.order_text(order)} stored {counts[0] if stored else None} computed {counts[-1]}")
         print("all equal" if not wrong else f"{wrong} differ")
         return 1 if wrong else 0
-    lines = []
+    done: dict[tuple, str] = {}
     started = time.perf_counter()
+    kept = opening.load_table(out, rules) if args.update else {}
     with Pool(args.jobs, maxtasksperchild=200) as pool:
-        kept = opening.load_table(out, rules) if args.update else {}
         jobs = [(order, args.rules, kept.get(order)) for order in orders]
-        for i, (_, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
-            lines.append(line.split("\t#")[0])
+        for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
+            done[order] = line.split("\t#")[0]
             if i % 100 == 0:
                 print(f"{i}/{len(orders)} {time.perf_counter() - started:.0f} s  {line}", flush=True)
-    opening.write_table(out, rules, lines)
-    print(f"wrote {out} ({len(lines)} entries) in {time.perf_counter() - started:.0f} s")
+            if (i + 1) % args.save_every == 0:
+                # a run stopped part way loses at most the last N orders: `--update` goes on from the saved table
+                _save(out, rules, done, kept)
+    _save(out, rules, done, kept)
+    print(f"wrote {out} ({len(done)} entries) in {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def _save(out: Path, rules: Rules, done: dict[tuple, str], kept: dict) -> None:
+    """The entries searched so far and the kept ones not reached yet (a table without some orders is read as it is:
+    those are searched)."""
+    rest = [opening.format_entry(entry) for order, entry in kept.items() if order not in done]
+    opening.write_table(out, rules, [*done.values(), *rest])
 
 
 if __name__ == "__main__":

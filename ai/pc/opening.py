@@ -166,7 +166,10 @@ def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
         "# Made by scripts/make_opening_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
-    path.write_text("\n".join(header + sorted(lines)) + "\n")
+    # written aside and moved in place: a table the script saves part way is never read half written
+    partial = path.with_name(path.name + ".part")
+    partial.write_text("\n".join(header + sorted(lines)) + "\n")
+    partial.replace(path)
 
 
 def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:
