@@ -53,6 +53,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             `wander` under two rule sets without tables of their own but the opening one of SRS+ without 180
             turns: no kicks (180 turns on, the settings' default; bounded by SRS with 180's tables) and SRS+ without
             180 turns (its other positions bounded by SRS+ with 180's tables: ai.pc.opening.wider_rules)
+  wander-nrs
+            `wander` under NRS (180 turns on, the settings' default): no table holds or bounds it, every position is
+            searched
   spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
@@ -122,6 +125,7 @@ GROUPS = (
     "wander-srsplus",
     "wander-nokicks",
     "wander-srsplus-no180",
+    "wander-nrs",
     "spots",
     "spots-srs",
     "spots-srsplus",
@@ -134,7 +138,7 @@ GROUPS = (
 
 # the rule sets the groups are played under, by ai.pc.opening.RULES' names; these two are built here, so that an
 # older tree (--against), whose RULES lacks them, plays them too (without tables or bounds, if it knows none)
-OTHER_RULES = {"none-180": ("none", True), "srsplus": ("srs+", False)}
+OTHER_RULES = {"none-180": ("none", True), "srsplus": ("srs+", False), "nrs-180": ("nrs", True)}
 
 
 def rules_named(name: str):
@@ -345,6 +349,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
         "wander-nokicks": lambda: _wander_group(rules_name="none-180"),
         "wander-srsplus-no180": lambda: _wander_group(rules_name="srsplus"),
+        "wander-nrs": lambda: _wander_group(rules_name="nrs-180"),
         "spots": _spots_group,
         "spots-srs": lambda: _spots_group(rules_name="srs"),
         "spots-srsplus": lambda: _spots_group(rules_name="srsplus-180"),
@@ -533,7 +538,7 @@ def _head(tree: str, group: str) -> str:
 
 
 # the same games under each rule set with tables, and under two without (no kicks with 180 turns, SRS+ without them)
-WANDERS = ("wander", "wander-srs", "wander-srsplus", "wander-nokicks", "wander-srsplus-no180")
+WANDERS = ("wander", "wander-srs", "wander-srsplus", "wander-nokicks", "wander-srsplus-no180", "wander-nrs")
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share
 CHANCE_GROUPS = (
