@@ -50,7 +50,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = set()
+BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "srsplus")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -402,7 +402,7 @@ def _check_panel(app, scene, family: seconds.Family, table: dict, group: tuple, 
     key = (*group, (now.current, *now.queue))
     assert shown is not None
     assert round(shown * table[key].futures) == table[key].count
-    assert shown == _chance(family, _args(family, key), table=False).chance
+    assert shown == _chance(family, _args(family, key, scene.game.rules), table=False).chance
     searched.clear()  # the search just made is this check's own
 
 
@@ -419,13 +419,14 @@ def _play_own_spot(app, keys, scene, family: seconds.Family, group_of, table: di
     return True
 
 
-def _open_own_way(app, seed: int, table: dict, searched: list) -> bool:
-    """A PC-practice game whose first piece goes on a spot of the player's own (see _play_own_spot)."""
+def _open_own_way(app, seed: int, table: dict, searched: list, rules: Rules = RULES) -> bool:
+    """A PC-practice game whose first piece goes on a spot of the player's own (see _play_own_spot), under the
+    rules of `table` (those of the settings)."""
     from tests.players import pc_practice
 
     keys, scene = pc_practice(app, seed)
     try:
-        assert scene.game.rules.cache_key() == RULES.cache_key()
+        assert scene.game.rules.cache_key() == rules.cache_key()
         return _play_own_spot(app, keys, scene, seconds.SECONDS, lambda piece, mask: (piece, mask), table, searched)
     finally:
         app.scenes.pop()
@@ -494,6 +495,16 @@ def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, 
     hard drops at once. The panel's chance is the search's, and it came from the table: the worker did not search."""
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert any(_open_own_way(app, seed, table, searched) for seed in range(1, 40))
+
+
+def test_a_player_under_srsplus_without_180_opening_their_own_way_sees_its_own_tables_chance(app, searched):
+    """As above, with SRS+ without 180 turns in the settings: its own second-position table answers (before it was
+    made, such a position was searched, bounded by SRS+ with 180's table)."""
+    rules = opening.RULES["srsplus"]
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert app.update_settings(change(app.settings, "rules", rotation="srs+", allow_180=False)) is None
+    table = seconds.load_table(seconds.SECONDS.path("srsplus"), rules)
+    assert any(_open_own_way(app, seed, table, searched, rules) for seed in range(1, 40))
 
 
 def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_tables_chance(app, held_table, searched):
