@@ -50,9 +50,10 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
   wander-nokicks, wander-srsplus-no180
-            `wander` under two rule sets without tables of their own but the opening one of SRS+ without 180
-            turns: no kicks (180 turns on, the settings' default; bounded by SRS with 180's tables) and SRS+ without
-            180 turns (its other positions bounded by SRS+ with 180's tables: ai.pc.opening.wider_rules)
+            `wander` under two rule sets with few tables of their own or none: no kicks (180 turns on, the
+            settings' default; none, bounded by SRS with 180's tables) and SRS+ without 180 turns (its opening table
+            and part of the one after a first placement; the rest bounded by SRS+ with 180's tables:
+            ai.pc.opening.wider_rules)
   wander-nrs
             `wander` under NRS (180 turns on, the settings' default): no table holds or bounds it, every position is
             searched
@@ -537,7 +538,8 @@ def _head(tree: str, group: str) -> str:
     return f"{tree:<8}{group:<{GROUP_WIDTH}}"
 
 
-# the same games under each rule set with tables, and under two without (no kicks with 180 turns, SRS+ without them)
+# the same games under each rule set with whole tables, and under three without (no kicks with 180 turns and NRS have
+# none, SRS+ without 180 turns a few)
 WANDERS = ("wander", "wander-srs", "wander-srsplus", "wander-nokicks", "wander-srsplus-no180", "wander-nrs")
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share
