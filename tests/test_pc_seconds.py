@@ -420,8 +420,8 @@ def _play_own_spot(app, keys, scene, family: seconds.Family, group_of, table: di
 
 
 def _open_own_way(app, seed: int, table: dict, searched: list, rules: Rules = RULES) -> bool:
-    """A PC-practice game whose first piece goes on a spot of the player's own (see _play_own_spot), under the
-    rules of `table` (those of the settings)."""
+    """A PC-practice game whose first piece goes on a spot of the player's own (see _play_own_spot), under `rules`
+    (the settings', and those `table` was made under)."""
     from tests.players import pc_practice
 
     keys, scene = pc_practice(app, seed)

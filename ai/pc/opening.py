@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -166,10 +167,15 @@ def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
         "# Made by scripts/make_opening_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
-    # written aside and moved in place: a table the script saves part way is never read half written
-    partial = path.with_name(path.name + ".part")
-    partial.write_text("\n".join(header + sorted(lines)) + "\n")
-    partial.replace(path)
+    write_whole(path, ("\n".join(header + sorted(lines)) + "\n").encode())
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write a table file beside its place, then move it there: a generator stopped while writing (they save as they
+    go) leaves the last table it wrote, never a truncated one (ai.pc.seconds' tables are written the same way)."""
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, path)
 
 
 def load_table(path: Path, rules: Rules) -> dict[tuple[Piece, ...], Entry]:

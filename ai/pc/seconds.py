@@ -40,7 +40,6 @@ from __future__ import annotations
 import gzip
 import itertools
 import logging
-import os
 import threading
 import zlib
 from array import array
@@ -49,7 +48,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, table_name, wider_rules
+from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, table_name, wider_rules, write_whole
 from game.board import Bitboard
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
@@ -360,12 +359,8 @@ def header(rules: Rules, family: Family = SECONDS) -> list[str]:
 
 
 def write_table(path: Path, rules: Rules, lines: list[str], family: Family = SECONDS) -> None:
-    """Write a table, lines sorted (Table finds a group by bisection). The new file replaces the old one whole, so
-    a generator stopped while writing leaves the last table it wrote, not a truncated one."""
-    part = path.with_name(path.name + ".part")
-    with gzip.open(part, "wt") as out:
-        out.write("\n".join(header(rules, family) + sorted(lines)) + "\n")
-    os.replace(part, path)
+    """Write a table, lines sorted (Table finds a group by bisection), replacing the old one whole (write_whole)."""
+    write_whole(path, gzip.compress(("\n".join(header(rules, family) + sorted(lines)) + "\n").encode()))
 
 
 _COUNT_BITS, _PIECE_BITS = 10, 3  # an answer packed in one int: count, then piece, then cells
