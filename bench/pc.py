@@ -38,6 +38,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   seconds   `firsts` under the game's default rules (SRS with 180) as the worker asks (the second-position table,
             ai.pc.seconds, where it holds the first placement), and in the same run the search without the tables
             ("search"; the two chances must be equal)
+  seconds-srsplus-no180
+            `seconds` under SRS+ without 180 turns (its own table after a first placement), for every first
+            placement of a T, Z, L and J (seeds 4, 5, 6, 9)
   held      `seconds` with the first piece held and each placement of the second (the next bag's first piece
             shown, 120 futures): the held table (ai.pc.seconds.HELD) against the search
   holding   `seconds` with hold pressed at the second piece after each placement of the first (hold spent, the
@@ -52,7 +55,7 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   wander-nokicks, wander-srsplus-no180
             `wander` under two rule sets with few tables of their own or none: no kicks (180 turns on, the
             settings' default; none, bounded by SRS with 180's tables) and SRS+ without 180 turns (its opening table
-            and part of the one after a first placement; the rest bounded by SRS+ with 180's tables:
+            and the one after a first placement; the rest bounded by SRS+ with 180's tables:
             ai.pc.opening.wider_rules)
   wander-nrs
             `wander` under NRS (180 turns on, the settings' default): no table holds or bounds it, every position is
@@ -119,6 +122,7 @@ GROUPS = (
     *RANDOM_KINDS,
     "firsts",
     "seconds",
+    "seconds-srsplus-no180",
     "held",
     "holding",
     "wander",
@@ -343,6 +347,8 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "patterns": _patterns_group,
         "firsts": _firsts_group,
         "seconds": _seconds_group,
+        # every first placement of a T, Z, L and J (the first pieces of these seeds) under SRS+ without 180 turns
+        "seconds-srsplus-no180": lambda: _firsts_group(seeds=(4, 5, 6, 9), rules_name="srsplus", both=True),
         "held": lambda: _seconds_group("held"),
         "holding": lambda: _seconds_group("holding"),
         "wander": _wander_group,
@@ -550,6 +556,7 @@ CHANCE_GROUPS = (
     "follow",
     "firsts",
     "seconds",
+    "seconds-srsplus-no180",
     "held",
     "holding",
     *WANDERS,

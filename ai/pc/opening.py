@@ -35,9 +35,9 @@ LINES = 4
 FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # the rules there are tables for, by name (file opening_<name>.txt beside this module): SRS with 180 is the
 # game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice;
-# those three have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table and,
-# in part, the table after a first placement (ai.pc.seconds.SECONDS); its other positions are bounded by SRS+ with
-# 180's tables. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks by SRS's) or searched (NRS).
+# those three have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table and
+# the table after a first placement (ai.pc.seconds.SECONDS); its other positions are bounded by SRS+ with 180's
+# tables. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks by SRS's) or searched (NRS).
 # The order matters there: the first that includes a rule set bounds it.
 RULES = {
     "srs": Rules.named("srs"),
