@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
+import signal
 import sys
 import time
 from multiprocessing import Pool
@@ -73,15 +74,22 @@ def main() -> int:
     done: dict[tuple, str] = {}
     started = time.perf_counter()
     kept = opening.load_table(out, rules) if args.update else {}
-    with Pool(args.jobs, maxtasksperchild=200) as pool:
+    # the workers leave Ctrl+C to this process, which saves the orders finished and then stops them
+    ignore_ctrl_c = (signal.SIGINT, signal.SIG_IGN)
+    with Pool(args.jobs, signal.signal, ignore_ctrl_c, maxtasksperchild=200) as pool:
         jobs = [(order, args.rules, kept.get(order)) for order in orders]
-        for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
-            done[order] = line.split("\t#")[0]
-            if i % 100 == 0:
-                print(f"{i}/{len(orders)} {time.perf_counter() - started:.0f} s  {line}", flush=True)
-            if (i + 1) % args.save_every == 0:
-                # a run stopped part way loses at most the last N orders: `--update` goes on from the saved table
-                _save(out, rules, done, kept)
+        try:
+            for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
+                done[order] = line.split("\t#")[0]
+                if i % 100 == 0:
+                    print(f"{i}/{len(orders)} {time.perf_counter() - started:.0f} s  {line}", flush=True)
+                if (i + 1) % args.save_every == 0:
+                    # a run killed part way loses at most the last N orders: `--update` goes on from the saved table
+                    _save(out, rules, done, kept)
+        except KeyboardInterrupt:
+            _save(out, rules, done, kept)
+            print(f"stopped: {len(done)} orders searched, saved in {out}; --update goes on", file=sys.stderr)
+            return 130
     _save(out, rules, done, kept)
     print(f"wrote {out} ({len(done)} entries) in {time.perf_counter() - started:.0f} s")
     return 0

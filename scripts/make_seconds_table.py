@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 import time
 from multiprocessing import Pool
@@ -108,7 +109,8 @@ def main() -> int:
     total = len(done) + len(todo)
     print(f"{len(done)} groups in {out.name}, {len(todo)} to search", flush=True)
     written = time.monotonic()
-    with Pool(args.jobs) as pool:
+    # the workers leave Ctrl+C to this process, which writes the groups finished and then stops them
+    with Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
         jobs = [(args.rules, family.name, group) for group in todo]
         try:
             for group, new, cpu in pool.imap_unordered(_solve, jobs):
@@ -121,7 +123,10 @@ def main() -> int:
                 *pieces, mask = group
                 name = "".join(p.name for p in pieces)
                 print(f"{name} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
-        finally:  # stopped (Ctrl+C): the groups finished are kept
+        except KeyboardInterrupt:
+            print(f"stopped: {len(done)} of {total} groups in {out.name}; run it again to go on", file=sys.stderr)
+            return 130
+        finally:  # stopped (Ctrl+C) or not: the groups finished are kept
             seconds.write_table(out, rules, lines, family)
     return 0
 

@@ -1,0 +1,77 @@
+"""Ctrl+C to the scripts that make the PC tables (scripts/make_opening_table.py, scripts/make_seconds_table.py),
+pressed as a terminal does (SIGINT to the whole process group, the pool's workers too): a one-line message, status
+130, every process gone, and the table on disk holding what was there and finished, so a second run goes on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ai.pc import opening, seconds
+from tests.test_cluster import _alive, _family
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = opening.RULES["srs-180"]
+
+
+def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]]:
+    """Run the script in its own process group until its output shows `ready` and its pool has started, press
+    Ctrl+C; (status, stderr, its processes still running after it ended)."""
+    process = subprocess.Popen(
+        [sys.executable, f"scripts/{script}", *argv, "--jobs", "2"],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # (the scripts flush each line)
+            if ready in line:
+                break
+        deadline = time.monotonic() + 30
+        family = _family(process.pid)
+        while len(family) < 3 and time.monotonic() < deadline:  # the script and its two workers
+            time.sleep(0.1)
+            family = _family(process.pid)
+        assert len(family) >= 3 and process.poll() is None, family
+        time.sleep(1.0)  # the workers inside a search
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        time.sleep(0.5)
+        return process.returncode, err, _alive(family | _family(process.pid))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_ctrl_c_to_the_second_position_generator_keeps_the_groups_it_had(tmp_path) -> None:
+    shipped = seconds.load_table(seconds.SECONDS.path("srs-180"), RULES)
+    groups = sorted({key[:2] for key in shipped})[:3]
+    kept = {key: answer for key, answer in shipped.items() if key[:2] in groups}
+    out = tmp_path / "seconds.txt.gz"
+    seconds.write_table(out, RULES, [seconds.format_line(*key, answer) for key, answer in kept.items()])
+    status, err, left = _interrupt("make_seconds_table.py", "--out", str(out), ready="to search")
+    assert status == 130 and left == [], (err, left)
+    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    assert "stopped: 3 of 162 groups" in err, err
+    assert dict(seconds.load_table(out, RULES)) == kept  # (a group finished in that second would be there too)
+
+
+def test_ctrl_c_to_the_opening_table_generator_saves_what_it_had(tmp_path) -> None:
+    shipped = opening.load_table(opening.table_path("srs-180"), RULES)
+    orders = sorted(shipped)[:1000]  # the others left to search, as after a run that was killed
+    out = tmp_path / "opening.txt"
+    opening.write_table(out, RULES, [opening.format_entry(shipped[order]) for order in orders])
+    status, err, left = _interrupt("make_opening_table.py", "--update", "--out", str(out), ready="0/5040")
+    assert status == 130 and left == [], (err, left)
+    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    assert "stopped:" in err and "--update goes on" in err, err
+    saved = opening.load_table(out, RULES)
+    assert set(saved) >= set(orders) and all(saved[order] == shipped[order] for order in orders)
