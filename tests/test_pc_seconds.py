@@ -249,7 +249,8 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     """The answer comes from the table (a marked entry comes back as it is) and, unmarked, equals the search's,
     with the named placement as the best one; a question the table does not hold is searched."""
     table = seconds.load_table(family.path("srs-180"), RULES, family)
-    low = {key: answer for key, answer in _entries(table) if key[-2] < 1 << 30}  # the top row empty: it can move up
+    entries = dict(_entries(table))
+    low = {key: answer for key, answer in entries.items() if key[-2] < 1 << 30}  # the top row empty: it can move up
     key = _sample(low, 1, 11, below=family.futures)[0]
     entry = table[key]
     looked_up = _chance(family, _args(family, key))
@@ -261,7 +262,7 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     # under other rules: their own table's answer, or (plain SRS without one) bounded by this one's, the search's
     other = _args(family, key, Rules.named("srs"))
     assert _chance(family, other).chance == _chance(family, other, table=False).chance
-    marked = dict(table)
+    marked = dict(entries)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
     monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
     assert round(_chance(family, _args(family, key)).chance * family.futures) == entry.count - 1
