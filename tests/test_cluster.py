@@ -231,6 +231,14 @@ def _alive(pids: set[int]) -> list[str]:
     return [f"{pid} {command}" for pid, _, _, stat, command in _processes() if pid in pids and not stat.startswith("Z")]
 
 
+def start_in_own_group(argv: list[str]) -> subprocess.Popen:
+    """Start a command from the project's folder in a process group of its own, as a terminal starts a job (Ctrl+C
+    there is SIGINT to the group: os.killpg), its output read as text."""
+    return subprocess.Popen(
+        argv, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def interrupt_training(
     argv: list[str], out: Path, *, after_generation: int = 1, then_seconds: float = 1.0, timeout: float = 180
 ):
@@ -238,14 +246,7 @@ def interrupt_training(
     `then_seconds` after the checkpoint shows `after_generation` (0: after the start), and return (status, stderr,
     the processes the run had started, those of them still running after it ended)."""
     checkpoint = out.with_suffix(".ckpt.json")
-    process = subprocess.Popen(
-        [sys.executable, "main.py", "train", *argv, "--out", str(out)],
-        cwd=ROOT,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_in_own_group([sys.executable, "main.py", "train", *argv, "--out", str(out)])
     family: set[int] = set()
     try:
         deadline = time.monotonic() + timeout
@@ -361,14 +362,7 @@ def test_resume_refuses_a_damaged_partial_generation(partial, tmp_path, capsys) 
 def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tmp_path) -> None:
     out = tmp_path / "w.toml"
     checkpoint = out.with_suffix(".ckpt.json")
-    process = subprocess.Popen(
-        [sys.executable, "main.py", "train", *LONG_CEM, "--workers", "2", "--out", str(out)],
-        cwd=ROOT,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_in_own_group([sys.executable, "main.py", "train", *LONG_CEM, "--workers", "2", "--out", str(out)])
     try:
         deadline = time.monotonic() + 180
         while not checkpoint.exists() and time.monotonic() < deadline and process.poll() is None:

@@ -6,29 +6,19 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 from ai.pc import opening, seconds
-from tests.test_cluster import _alive, _family
+from tests.test_cluster import _alive, _family, start_in_own_group
 
-ROOT = Path(__file__).resolve().parents[1]
 RULES = opening.RULES["srs-180"]
 
 
 def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]]:
     """Run the script in its own process group until its output shows `ready` and its pool has started, press
     Ctrl+C; (status, stderr, its processes still running after it ended)."""
-    process = subprocess.Popen(
-        [sys.executable, f"scripts/{script}", *argv, "--jobs", "2"],
-        cwd=ROOT,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_in_own_group([sys.executable, f"scripts/{script}", *argv, "--jobs", "2"])
     try:
         assert process.stdout is not None
         for line in process.stdout:  # (the scripts flush each line)
