@@ -76,7 +76,7 @@ def main() -> int:
     kept = opening.load_table(out, rules) if args.update else {}
     # the workers leave Ctrl+C to this process, which saves the orders finished and then stops them
     ignore_ctrl_c = (signal.SIGINT, signal.SIG_IGN)
-    with Pool(args.jobs, signal.signal, ignore_ctrl_c, maxtasksperchild=200) as pool:
+    with Pool(args.jobs, initializer=signal.signal, initargs=ignore_ctrl_c, maxtasksperchild=200) as pool:
         jobs = [(order, args.rules, kept.get(order)) for order in orders]
         try:
             for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):

@@ -108,7 +108,7 @@ def main() -> int:
     todo = [group for group in family.groups(rules) if group not in done][: args.limit]
     total = len(done) + len(todo)
     print(f"{len(done)} groups in {out.name}, {len(todo)} to search", flush=True)
-    written = time.monotonic()
+    written, stopped = time.monotonic(), False
     # the workers leave Ctrl+C to this process, which writes the groups finished and then stops them
     with Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
         jobs = [(args.rules, family.name, group) for group in todo]
@@ -124,10 +124,12 @@ def main() -> int:
                 name = "".join(p.name for p in pieces)
                 print(f"{name} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
         except KeyboardInterrupt:
-            print(f"stopped: {len(done)} of {total} groups in {out.name}; run it again to go on", file=sys.stderr)
-            return 130
+            stopped = True
         finally:  # stopped (Ctrl+C) or not: the groups finished are kept
             seconds.write_table(out, rules, lines, family)
+    if stopped:
+        print(f"stopped: {len(done)} of {total} groups in {out.name}; run it again to go on", file=sys.stderr)
+        return 130
     return 0
 
 
