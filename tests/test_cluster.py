@@ -17,8 +17,8 @@ import pytest
 
 import main
 from ai import cluster
+from tests.processes import ROOT, alive, family_of, processes, start_in_own_group
 
-ROOT = Path(__file__).resolve().parent.parent
 TINY_CEM = [
     "--games",
     "2",
@@ -203,42 +203,6 @@ def test_progress_bar_stays_off_without_a_terminal(monkeypatch) -> None:
     assert piped.getvalue() == "a line\n"
 
 
-def _processes() -> list[tuple[int, int, int, str, str]]:
-    """(pid, ppid, pgid, state, command) of every process."""
-    listing = subprocess.run(
-        ["ps", "-ww", "-eo", "pid=,ppid=,pgid=,stat=,args="], check=False, capture_output=True, text=True
-    ).stdout
-    rows = []
-    for line in listing.splitlines():
-        pid, ppid, pgid, stat, *command = line.split(None, 4)
-        rows.append((int(pid), int(ppid), int(pgid), stat, " ".join(command)))
-    return rows
-
-
-def _family(root: int) -> set[int]:
-    """The process `root`, its descendants (Ray's actors start sessions of their own) and its process group."""
-    rows = _processes()
-    family = {root} | {pid for pid, _, pgid, _, _ in rows if pgid == root}
-    grew = True
-    while grew:
-        more = {pid for pid, ppid, _, _, _ in rows if ppid in family} - family
-        family |= more
-        grew = bool(more)
-    return family
-
-
-def _alive(pids: set[int]) -> list[str]:
-    return [f"{pid} {command}" for pid, _, _, stat, command in _processes() if pid in pids and not stat.startswith("Z")]
-
-
-def start_in_own_group(argv: list[str]) -> subprocess.Popen:
-    """Start a command from the project's folder in a process group of its own, as a terminal starts a job (Ctrl+C
-    there is SIGINT to the group: os.killpg), its output read as text."""
-    return subprocess.Popen(
-        argv, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
 def interrupt_training(
     argv: list[str], out: Path, *, after_generation: int = 1, then_seconds: float = 1.0, timeout: float = 180
 ):
@@ -259,14 +223,14 @@ def interrupt_training(
             time.sleep(0.2)
         pressed = time.monotonic() + then_seconds
         while time.monotonic() < pressed:
-            family |= _family(process.pid)
+            family |= family_of(process.pid)
             time.sleep(0.1)
         assert process.poll() is None, "training ended before it could be interrupted"
-        family |= _family(process.pid)
+        family |= family_of(process.pid)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
         time.sleep(1.0)
-        return process.returncode, err, family, _alive(family | _family(process.pid))
+        return process.returncode, err, family, alive(family | family_of(process.pid))
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -369,7 +333,7 @@ def test_a_pool_process_that_dies_ends_the_run_with_one_error_line_not_a_hang(tm
             time.sleep(0.2)
         workers = [
             pid
-            for pid, ppid, _, stat, command in _processes()
+            for pid, ppid, _, stat, command in processes()
             if ppid == process.pid and "spawn_main" in command and not stat.startswith("Z")
         ]
         assert len(workers) == 2 and process.poll() is None

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import family_of
 from tests.test_cluster import (
     LONG_CEM,
     PCO_NO_I,
     ROOT,
     TINY_CEM,
-    _family,
     _without_timing,
     interrupt_training,
     save_replays,
@@ -85,7 +85,7 @@ def head() -> str:
                 time.sleep(0.2)
         yield f"127.0.0.1:{port}"
     finally:
-        family = _family(process.pid)  # the raylet's workers are in sessions of their own
+        family = family_of(process.pid)  # the raylet's workers are in sessions of their own
         for pid in family:
             try:
                 os.kill(pid, signal.SIGTERM)

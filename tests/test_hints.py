@@ -3,7 +3,6 @@ and the worker process never outliving the app. Worker in a thread (fast) except
 
 from __future__ import annotations
 
-import os
 import time
 
 import pygame
@@ -14,6 +13,7 @@ from ai.protocol import Move, Placement, Suggestion, SuggestRequest
 from game.finesse import Key
 from game.movement import drop_y
 from game.pieces import Piece, Rotation
+from tests.processes import pid_alive
 from ui import testing
 from ui.modes import ZEN
 from ui.play import PlayScene
@@ -184,18 +184,6 @@ def test_worker_death_is_shown_and_hints_come_back(app_screen):
     assert scene.coach.status_text()[1] == "good"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie still answers kill(0): look at its state
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_no_worker_process_is_left_after_the_app_closes(app_screen):
     app, _ = app_screen  # the default factory: a real worker process
     _with_ai(app, hint_enabled=True)
@@ -204,9 +192,9 @@ def test_no_worker_process_is_left_after_the_app_closes(app_screen):
     assert app.worker_if_started() is None  # started lazily, by the first request
     assert _run_until(app, lambda: scene.coach.show_hint, timeout_s=30, sleep_s=0.01)
     pid = app.worker().pid
-    assert pid is not None and _pid_alive(pid)
+    assert pid is not None and pid_alive(pid)
     app.close_worker()
-    assert not _pid_alive(pid)
+    assert not pid_alive(pid)
 
 
 def test_menus_do_not_start_the_worker(app_screen):
@@ -238,7 +226,7 @@ def test_the_main_loop_stops_the_worker_when_a_scene_raises(tmp_path, monkeypatc
     with pytest.raises(RuntimeError):
         app_module.run(script="wait 3")
     assert pids and pids[0] is not None
-    assert not _pid_alive(pids[0])
+    assert not pid_alive(pids[0])
 
 
 def test_streamed_hint_shows_first_and_the_final_one_replaces_it(app_screen):

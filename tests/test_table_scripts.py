@@ -10,7 +10,7 @@ import sys
 import time
 
 from ai.pc import opening, seconds
-from tests.test_cluster import _alive, _family, start_in_own_group
+from tests.processes import alive, family_of, start_in_own_group
 
 RULES = opening.RULES["srs-180"]
 
@@ -25,16 +25,16 @@ def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]
             if ready in line:
                 break
         deadline = time.monotonic() + 30
-        family = _family(process.pid)
+        family = family_of(process.pid)
         while len(family) < 3 and time.monotonic() < deadline:  # the script and its two workers
             time.sleep(0.1)
-            family = _family(process.pid)
+            family = family_of(process.pid)
         assert len(family) >= 3 and process.poll() is None, family
         time.sleep(1.0)  # the workers inside a search
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
         time.sleep(0.5)
-        return process.returncode, err, _alive(family | _family(process.pid))
+        return process.returncode, err, alive(family | family_of(process.pid))
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 from ai.protocol import PcAnswer, Snapshot, Suggestion
@@ -10,6 +9,7 @@ from game.board import Board
 from game.movegen import find_moves
 from game.pieces import Piece
 from game.rules import Rules
+from tests.processes import pid_alive
 from ui.worker_client import WorkerClient
 
 
@@ -28,19 +28,6 @@ def final_answer(client: WorkerClient, kind: type, timeout: float = 30.0):
                 return answer
         time.sleep(0.01)
     raise AssertionError(f"no final {kind.__name__} within {timeout} s (status: {client.status})")
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers kill(0); read its state.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_real_worker_answers_restarts_and_leaves_nothing_behind() -> None:
