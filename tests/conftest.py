@@ -14,15 +14,6 @@ if not os.environ.get("STACKCOACH_LOG_DIR"):
 
 import pytest
 
-# The slowest files (~325, 130, 80 and 50 s of one core), started first so the workers finish together: by itself
-# xdist starts the files with the most tests first, and a slow file with few tests, started last, holds up the run.
-SLOWEST_FIRST = ("test_pc_seconds.py", "test_cluster_ray.py", "test_pc_wider.py", "test_cluster.py")
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's tests keep their order
-
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
