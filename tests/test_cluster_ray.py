@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import family_of
+from tests.processes import ROOT, family_of
 from tests.test_cluster import (
     LONG_CEM,
     PCO_NO_I,
-    ROOT,
     TINY_CEM,
     _without_timing,
     interrupt_training,
