@@ -262,7 +262,7 @@ def test_pc_chance_answers_a_second_position_from_the_table(family, monkeypatch)
     # under other rules: their own table's answer, or (plain SRS without one) bounded by this one's, the search's
     other = _args(family, key, Rules.named("srs"))
     assert _chance(family, other).chance == _chance(family, other, table=False).chance
-    marked = dict(entries)
+    marked = entries  # (this test's own dict: marked in place, not copied whole)
     marked[key] = opening.Answer(entry.count - 1, entry.piece, entry.mask, entry.futures)
     monkeypatch.setattr(seconds, "_table", lambda kind, rules: marked if kind is family and rules == RULES else None)
     assert round(_chance(family, _args(family, key)).chance * family.futures) == entry.count - 1
