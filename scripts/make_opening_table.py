@@ -5,6 +5,8 @@ every 7-bag game, one line per order of the first bag, with the project's own se
     python scripts/make_opening_table.py --update       # search only the answers the table lacks (and go on
                                                         # after a run that was stopped: it saves as it goes)
     python scripts/make_opening_table.py --check 20     # recompute 20 random entries and compare; exit 1 if any differ
+    python scripts/make_opening_table.py --rules nrs-180 --first-only   # each order's first answer alone (--update
+                                                        # later adds the others to the orders that lack them)
 
 The positions (see ai.pc.opening): empty field, 4 lines, hold empty and not pressed, the first piece in play and
 the next five shown, so the bag's seventh piece is known and the four pieces after it (840 futures) are not; then
@@ -34,9 +36,9 @@ from game.rules import Rules  # noqa: E402
 
 
 def _compute(job: tuple) -> tuple[tuple, str]:
-    order, name, keep = job
+    order, name, keep, first_only = job
     started = time.thread_time()
-    entry = opening.compute_entry(order, opening.RULES[name], keep)
+    entry = opening.compute_entry(order, opening.RULES[name], keep, first_only)
     return order, f"{opening.format_entry(entry)}\t# {1000 * (time.thread_time() - started):.0f} ms"
 
 
@@ -48,6 +50,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
     parser.add_argument("--update", action="store_true", help="keep the answers the table has, search the rest")
     parser.add_argument("--save-every", type=int, default=250, metavar="N", help="write the table every N orders")
+    parser.add_argument(
+        "--first-only",
+        action="store_true",
+        help="search only the first position's answer of the orders not kept (the others are searched live)",
+    )
     args = parser.parse_args()
     rules = opening.RULES[args.rules]
     out = args.out or opening.table_path(args.rules)
@@ -56,8 +63,9 @@ def main() -> int:
         table = opening.load_table(out, rules)
         wrong = 0
         for order in random.Random().sample(orders, args.check):
-            entry = opening.compute_entry(order, rules)
             stored = table.get(order)
+            # an entry made first-only is checked as made
+            entry = opening.compute_entry(order, rules, first_only=stored is not None and stored.held is None)
             counts = [
                 (e.first.count, e.second and e.second.count, e.held and e.held.count)
                 for e in (stored, entry)
@@ -77,7 +85,7 @@ def main() -> int:
     # the workers leave Ctrl+C to this process, which saves the orders finished and then stops them
     ignore_ctrl_c = (signal.SIGINT, signal.SIG_IGN)
     with Pool(args.jobs, initializer=signal.signal, initargs=ignore_ctrl_c, maxtasksperchild=200) as pool:
-        jobs = [(order, args.rules, kept.get(order)) for order in orders]
+        jobs = [(order, args.rules, kept.get(order), args.first_only) for order in orders]
         try:
             for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
                 done[order] = line.split("\t#")[0]

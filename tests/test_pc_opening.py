@@ -141,6 +141,25 @@ def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_
     assert _count_by_single_searches(0, order, 0, stored.first, rules=rules) == stored.first.count
 
 
+def test_a_first_only_entry_is_the_whole_entrys_first_answer_and_update_completes_it(table):
+    """scripts/make_opening_table.py --first-only searches an order's first answer alone (for rules where the
+    others cost seconds each); --update then searches the others of such an entry. Counts are compared with the
+    shipped entry: where placements tie, the search (its caches warm from the call before) may name another."""
+    order = _order("IJLOSTZ")
+    shipped = table[order]
+    first = opening.compute_entry(order, SRS, first_only=True)
+    assert first.second is None and first.held is None and first.first.count == shipped.first.count
+    assert opening.parse_entry(opening.format_entry(first)) == first
+    assert opening.compute_entry(order, SRS, keep=first, first_only=True) is first
+    whole = opening.compute_entry(order, SRS, keep=first)
+    assert whole.first == first.first
+    assert whole.held is not None and whole.held.count == shipped.held.count
+    no_hold = whole.first.piece == order[0] and clear_full_rows(whole.first.mask, 4)[1] == 0
+    assert (whole.second is not None) == no_hold
+    if whole.first == shipped.first:
+        assert whole == shipped
+
+
 def test_a_narrower_rule_sets_table_never_counts_more_than_a_wider_ones():
     """Where every placement under one rule set is one under another (ai.pc.opening.placements_within: SRS within
     SRS with 180, SRS+ within SRS+ with 180), a PC under the first is one under the second, so at each of the 5,040

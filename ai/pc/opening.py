@@ -286,9 +286,10 @@ def lookup(
     return None
 
 
-def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = None) -> Entry:
+def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = None, first_only: bool = False) -> Entry:
     """The entry for this bag order under these rules, searched (what the table stores); with `keep`, its
-    answers are kept and only the missing ones are searched."""
+    answers are kept and only the missing ones are searched. `first_only`: the first answer alone (a game's first
+    position, the one every game meets), the others left to the search, for rules where they cost seconds each."""
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
     from game.randomizer import make_randomizer
@@ -306,13 +307,12 @@ def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = N
             return Answer(0, current, 0)
         return Answer(round(result.chance * FUTURES), best.piece, best.mask)
 
-    if keep is not None:
-        first, second = keep.first, keep.second
-    else:
-        first = answer(0, order[0], order[1:6], None, (order[6],))
-        second = None
-        if first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
-            second = answer(first.mask, order[1], order[2:7], None, ())
+    first = keep.first if keep is not None else answer(0, order[0], order[1:6], None, (order[6],))
+    if first_only:
+        return keep or Entry(tuple(order), first, None, None)
+    second = keep.second if keep is not None else None
+    if second is None and first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
+        second = answer(first.mask, order[1], order[2:7], None, ())  # (kept without it: made first-only)
     held = keep.held if keep is not None else None
     if held is None:
         # advice to hold and place the second piece: once hold is pressed only that piece's placements are left,
