@@ -53,13 +53,13 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   wander-srs, wander-srsplus
             `wander` under plain SRS and under SRS+ (with 180), with their tables
   wander-nokicks, wander-srsplus-no180
-            `wander` under two rule sets with few tables of their own or none: no kicks (180 turns on, the
-            settings' default; none, bounded by SRS with 180's tables) and SRS+ without 180 turns (its opening table
-            and the one after a first placement; the rest bounded by SRS+ with 180's tables:
+            `wander` under two rule sets with few tables of their own: no kicks (180 turns on, the settings'
+            default; its opening table, the rest bounded by SRS with 180's tables) and SRS+ without 180 turns (its
+            opening table and the one after a first placement; the rest bounded by SRS+ with 180's tables:
             ai.pc.opening.wider_rules)
   wander-nrs
-            `wander` under NRS (180 turns on, the settings' default): no table holds or bounds it, every position is
-            searched
+            `wander` under NRS (180 turns on, the settings' default): its opening table answers a game's first
+            positions; no table holds or bounds the others, they are searched
   spots, spots-srs, spots-srsplus
             along `wander`'s games (PCs 2-7), every placement of a later PC's first piece (either piece, covering
             empty cells or not), then the next position's chance, asked right after the first position's: a
@@ -141,7 +141,7 @@ GROUPS = (
 )
 
 
-# the rule sets the groups are played under, by ai.pc.opening.RULES' names; these two are built here, so that an
+# the rule sets the groups are played under, by ai.pc.opening.RULES' names; these are built here, so that an
 # older tree (--against), whose RULES lacks them, plays them too (without tables or bounds, if it knows none)
 OTHER_RULES = {"none-180": ("none", True), "srsplus": ("srs+", False), "nrs-180": ("nrs", True)}
 
@@ -545,7 +545,7 @@ def _head(tree: str, group: str) -> str:
 
 
 # the same games under each rule set with whole tables, and under three without (no kicks with 180 turns and NRS have
-# none, SRS+ without 180 turns a few)
+# an opening table only, SRS+ without 180 turns a few)
 WANDERS = ("wander", "wander-srs", "wander-srsplus", "wander-nokicks", "wander-srsplus-no180", "wander-nrs")
 # the live-chance groups: each answer's time against the 200 ms target, and "solvable" counts exact answers, which
 # two trees' own games need not share

@@ -36,6 +36,11 @@ def table():
     return opening.load_table(opening.table_path("srs"), SRS)
 
 
+# tables made first-only (scripts/make_opening_table.py --first-only) where the other answers cost seconds each to
+# search: every order has its first answer, some have the others too (an entry is whole or first-only)
+FIRST_ONLY = {"none-180", "nrs-180"}
+
+
 @pytest.mark.parametrize("name", sorted(opening.RULES))
 def test_the_shipped_tables_are_whole_and_made_under_todays_rules(name):
     """A change to SRS or to what the rules' cache key holds makes load_table refuse the file: this fails then,
@@ -45,6 +50,10 @@ def test_the_shipped_tables_are_whole_and_made_under_todays_rules(name):
     assert set(table) == set(ORDERS)
     for entry in table.values():
         assert 0 <= entry.first.count <= opening.FUTURES
+        if name in FIRST_ONLY and entry.held is None:  # first-only: the other positions are searched
+            assert entry.second is None
+            assert opening.parse_entry(opening.format_entry(entry)) == entry
+            continue
         # the second position is there exactly when the first advice plays the piece in play without hold
         no_hold = entry.first.piece == entry.order[0] and clear_full_rows(entry.first.mask, 4)[1] == 0
         assert (entry.second is not None) == (no_hold and entry.first.count > 0)
@@ -126,7 +135,7 @@ def test_sampled_entries_equal_the_search(table):
 
 
 # the rule sets whose opening tables the three above check only under plain SRS: here, one entry each
-OTHER_TABLES = ("srs-180", "srsplus-180", "srsplus")
+OTHER_TABLES = ("srs-180", "srsplus-180", "srsplus", "none-180", "nrs-180")
 
 
 @pytest.mark.parametrize("name", OTHER_TABLES)
@@ -137,7 +146,8 @@ def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_
     table = opening.load_table(opening.table_path(name), rules)
     order = random.Random(name).choice(ORDERS)
     stored = table[order]
-    assert opening.compute_entry(order, rules).first.count == stored.first.count, opening.order_text(order)
+    computed = opening.compute_entry(order, rules, first_only=True)
+    assert computed.first.count == stored.first.count, opening.order_text(order)
     assert _count_by_single_searches(0, order, 0, stored.first, rules=rules) == stored.first.count
 
 
@@ -162,22 +172,31 @@ def test_a_first_only_entry_is_the_whole_entrys_first_answer_and_update_complete
 
 def test_a_narrower_rule_sets_table_never_counts_more_than_a_wider_ones():
     """Where every placement under one rule set is one under another (ai.pc.opening.placements_within: SRS within
-    SRS with 180, SRS+ within SRS+ with 180), a PC under the first is one under the second, so at each of the 5,040
-    first positions, and at each first position with hold pressed, the narrower table's count is at most the
-    wider's: two tables made apart, by searches over different placements, checked against each other."""
+    SRS with 180, SRS+ within SRS+ with 180, no kicks with 180 turns within both of those), a PC under the first is
+    one under the second, so at each of the 5,040 first positions, and at each first position with hold pressed, the
+    narrower table's count is at most the wider's: two tables made apart, by searches over different placements,
+    checked against each other."""
     pairs = [
         (narrow, wide)
         for narrow, wide in itertools.permutations(opening.RULES, 2)
         if opening.placements_within(opening.RULES[narrow], opening.RULES[wide])
     ]
-    assert pairs == [("srs", "srs-180"), ("srsplus", "srsplus-180")]
+    assert pairs == [
+        ("srs", "srs-180"),
+        ("srsplus", "srsplus-180"),
+        ("none-180", "srs-180"),
+        ("none-180", "srsplus-180"),
+    ]
     tables = {name: opening.load_table(opening.table_path(name), rules) for name, rules in opening.RULES.items()}
     lower = 0
     for narrow, wide in pairs:
         for order, entry in tables[narrow].items():
             above = tables[wide][order]
             assert entry.first.count <= above.first.count, (narrow, wide, opening.order_text(order))
-            assert entry.held is not None and above.held is not None
+            assert above.held is not None
+            if entry.held is None:  # (a first-only entry, FIRST_ONLY)
+                assert narrow in FIRST_ONLY
+                continue
             assert entry.held.count <= above.held.count, (narrow, wide, opening.order_text(order))
             lower += entry.held.count < above.held.count
     assert lower > 0  # the rule sets do differ (hold pressed at the first piece, 180 turns make PCs the others cannot)
@@ -329,6 +348,65 @@ def test_a_player_starting_pc_practice_sees_the_searched_chance_and_can_follow_i
         if all(played.values()):
             break
     assert all(played.values()), played
+
+
+def _start_from_own_table(app, seed: int, table: dict, searched: list) -> bool:
+    """A fresh PC-practice game under the settings' rules: the first chance is `table`'s, looked up (the worker
+    searched nothing), and the search's; the player presses the advised keys one at a time (hold on its own when
+    advised, the panel read again), and the next position's chance is the search's, looked up where the table holds
+    it (the advice played without hold). False when the first position shows a 2-line PC from the pieces shown
+    (not the table's question)."""
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+
+    searched.clear()
+    keys, scene = pc_practice(app, seed)
+    coach, game = scene.coach, scene.game
+    try:
+        assert run_until(app, lambda: pc_answered(coach))
+        if coach.pc_shown.lines != 4 or coach.pc_panel().first_move is None:
+            return False
+        assert searched == [], "the worker searched a position the table holds"
+        now = snapshot_of(game)
+        shown = (now.current, *now.queue[:5])
+        entry = table[(*shown, *(piece for piece in ALL_PIECES if piece not in shown))]
+        panel = coach.pc_panel()
+        assert round(panel.chance * opening.FUTURES) == entry.first.count
+        assert panel.chance == _searched_chance(game, 4)
+        move = panel.first_move
+        if move.hold:
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert run_until(app, lambda: pc_answered(coach) and coach.pc_panel().first_move is not None)
+            assert searched == [] and coach.pc_panel().chance == panel.chance
+            move = coach.pc_panel().first_move
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        searched.clear()
+        assert run_until(app, lambda: pc_answered(coach))
+        assert (searched == []) == (entry.second is not None and coach.pc_shown.lines == 4)
+        assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines)
+        return True
+    finally:
+        app.scenes.pop()
+
+
+@pytest.mark.parametrize(("rotation", "name"), [("none", "none-180"), ("nrs", "nrs-180")], ids=["no-kicks", "nrs"])
+def test_a_player_under_no_kicks_or_nrs_starting_pc_practice_sees_its_own_tables_chance(app, searched, rotation, name):
+    """No kicks or NRS in the settings, 180 turns on (their default): a game's first chance comes from that rule
+    set's own opening table (searched, such a position took up to 1.2 s without kicks and 5 s under NRS), and a
+    player following the panel key by key sees the search's chance at the first two positions
+    (_start_from_own_table)."""
+    from settings import change
+
+    rules = opening.RULES[name]
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=True)) is None
+    assert app.settings.rules.rotation == rotation
+    table = opening.load_table(opening.table_path(name), rules)
+    assert any(_start_from_own_table(app, seed, table, searched) for seed in range(1, 20))
 
 
 def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it(table):

@@ -1,8 +1,9 @@
 """The wider rules' bound (ai.pc.opening.wider_rules): under rules without tables of their own (or where theirs lack
 a question) whose placements are all placements under rules with tables, the wider table's count bounds the live
 chance from above and its best placement is tried first: plain SRS within SRS with 180, no kicks within either, SRS+
-without 180 turns within SRS+ with them. That may only make the search faster: the chance shown must stay the
-search's, exactly. Rules with the same placements as a table's (another spin rule) are answered by that table.
+without 180 turns within SRS+ with them, NRS without 180 turns within NRS with them. That may only make the search
+faster: the chance shown must stay the search's, exactly. Rules with the same placements as a table's (another spin
+rule) are answered by that table.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_boun
         "srsplus-180": None,
         "none": SRS,
         "none-180": WIDE,
-        "nrs": None,
+        "nrs": opening.RULES["nrs-180"],
         "nrs-180": None,
     }
     own = Rules.named(str(own_kick_file))
@@ -119,8 +120,15 @@ def test_the_tables_of_rules_with_the_same_placements_answer_and_wider_ones_boun
 
 @pytest.mark.parametrize(
     ("rules", "read"),
-    [(SRS, "srs"), (SRSPLUS_90, "srsplus"), (NO_KICKS, "srs-180"), (RULE_SETS["nrs"], None)],
-    ids=["plain-srs", "srsplus-no-180", "no-kicks", "nrs"],
+    [
+        (SRS, "srs"),
+        (SRSPLUS_90, "srsplus"),
+        (NO_KICKS, "none-180"),
+        (RULE_SETS["nrs-180"], "nrs-180"),
+        (RULE_SETS["nrs"], "nrs-180"),
+        (Rules.named("srs", hold=False), None),
+    ],
+    ids=["plain-srs", "srsplus-no-180", "no-kicks", "nrs", "nrs-no-180", "no-hold"],
 )
 def test_a_worker_reads_the_opening_table_its_rules_ask(rules, read):
     """The warm-up's read (ai.pc.api.warm_up): the rules' own opening table, else the one that bounds them, and no

@@ -37,13 +37,18 @@ FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice;
 # those three have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table and
 # the table after a first placement (ai.pc.seconds.SECONDS); its other positions are bounded by SRS+ with 180's
-# tables. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks by SRS's) or searched (NRS).
+# tables. No kicks and NRS, both with 180 turns (the settings' default for them), have an opening table only: a
+# game's first positions took up to 1.2 s (no kicks) and 5 s (NRS) searched; the other positions of no kicks are
+# bounded by SRS with 180's tables, NRS's are searched. Other rules are bounded by a wider set's tables
+# (`wider_rules`: no kicks without 180 turns by plain SRS's, NRS without them by NRS with them) or searched.
 # The order matters there: the first that includes a rule set bounds it.
 RULES = {
     "srs": Rules.named("srs"),
     "srs-180": Rules.named("srs", allow_180=True),
     "srsplus-180": Rules.named("srs+", allow_180=True),
     "srsplus": Rules.named("srs+"),
+    "none-180": Rules.named("none", allow_180=True),
+    "nrs-180": Rules.named("nrs", allow_180=True),
 }
 
 
@@ -86,8 +91,8 @@ def wider_rules(rules: Rules) -> Rules | None:
     a PC made under these rules is one under it, so its table's count bounds a position's from above (see
     ai.pc.chance.pc_chance's `ceiling`, and the tables' making, ai.pc.seconds.Family.bounds). The first in RULES'
     order, the narrowest: plain SRS for no kicks without 180 turns, SRS with 180 for plain SRS and for no kicks
-    with 180 turns, SRS+ with 180 for SRS+ without. None: no such rule set (NRS turns about other centres, and no
-    rule set includes SRS with 180's or SRS+ with 180's placements)."""
+    with 180 turns, SRS+ with 180 for SRS+ without, NRS with 180 for NRS without. None: no such rule set (no rule
+    set includes SRS with 180's, SRS+ with 180's or NRS with 180's placements: NRS turns about other centres)."""
     key = rules.cache_key()
     if key not in _WIDER:
         _WIDER[key] = next(
