@@ -31,8 +31,9 @@ crashes. Dummy video driver, a 1280x720 window, the real worker process (spawn).
    screen, with thinking ahead and without; --wander-games and --wander-pieces play more and longer games (60
    pieces make at most 6 PCs, 180 up to 18; a game ends sooner when its PC is lost)
 
---rules plays every part under other rules: srs-180 (the game's default), srs (without 180) or srsplus-180 (SRS+),
-the rule sets that have PC tables (ai.pc.opening.RULES).
+--rules plays every part under other rules: srs-180 (the game's default), srs (without 180), srsplus-180 (SRS+),
+srsplus (SRS+ without 180), none-180 (no kicks) or nrs-180 (NRS), the rule sets that have PC tables, some only a few
+(ai.pc.opening.RULES).
 """
 
 from __future__ import annotations
@@ -103,9 +104,11 @@ def set_rules(app, name: str) -> None:
     """The game's rules set to `name`, one of the rule sets with PC tables (ai.pc.opening.RULES): their rotation
     system and 180 switch, checked by reading the settings back as the game does."""
     wanted = RULES[name]
-    _update_settings(app, "rules", {"rotation": wanted.rotation.name.lower(), "allow_180": wanted.allow_180})
-    if rules_of(app.settings)[0].cache_key() != wanted.cache_key():
-        raise SystemExit(f"--rules {name}: the game's settings do not make these rules")
+    for rotation in ("srs", "srs+", "none", "nrs"):  # the settings' rotation systems (settings.model.RulesSettings)
+        _update_settings(app, "rules", {"rotation": rotation, "allow_180": wanted.allow_180})
+        if rules_of(app.settings)[0].cache_key() == wanted.cache_key():
+            return
+    raise SystemExit(f"--rules {name}: the game's settings do not make these rules")
 
 
 class Watcher:
