@@ -396,7 +396,7 @@ def _start_from_own_table(app, seed: int, table: dict, searched: list) -> bool:
 @pytest.mark.parametrize(("rotation", "name"), [("none", "none-180"), ("nrs", "nrs-180")], ids=["no-kicks", "nrs"])
 def test_a_player_under_no_kicks_or_nrs_starting_pc_practice_sees_its_own_tables_chance(app, searched, rotation, name):
     """No kicks or NRS in the settings, 180 turns on (their default): a game's first chance comes from that rule
-    set's own opening table (searched, such a position took up to 1.2 s without kicks and 5 s under NRS), and a
+    set's own opening table (searched, such a position took up to 1.5 s without kicks and 6.3 s under NRS), and a
     player following the panel key by key sees the search's chance at the first two positions
     (_start_from_own_table)."""
     from settings import change
