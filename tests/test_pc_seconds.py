@@ -68,7 +68,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = set()
+BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.HELD, "srsplus")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -452,15 +452,16 @@ def _open_own_way(app, seed: int, table: dict, searched: list, rules: Rules = RU
         app.scenes.pop()
 
 
-def _hold_then_own_way(app, seed: int, table: dict, searched: list) -> bool:
+def _hold_then_own_way(app, seed: int, table: dict, searched: list, rules: Rules = RULES) -> bool:
     """A PC-practice game where the player presses hold on its own at the first piece, waits for the panel, then
-    plays the second piece on a spot of their own (see _play_own_spot)."""
+    plays the second piece on a spot of their own (see _play_own_spot), under `rules` (the settings', and those
+    `table` was made under)."""
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
 
     keys, scene = pc_practice(app, seed)
     try:
-        assert scene.game.rules.cache_key() == RULES.cache_key()
+        assert scene.game.rules.cache_key() == rules.cache_key()
         assert run_until(app, lambda: pc_answered(scene.coach))
         first = scene.game.active.piece
         keys.pending = [Button.HOLD]
@@ -533,6 +534,19 @@ def test_a_player_holding_the_first_piece_then_playing_their_own_way_sees_the_ta
     search's, with no search by the worker."""
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert any(_hold_then_own_way(app, seed, held_table, searched) for seed in range(1, 40))
+
+
+def test_a_player_under_srsplus_without_180_holding_then_playing_their_own_way_sees_its_own_tables_chance(
+    app, searched
+):
+    """As above, with SRS+ without 180 turns in the settings: its own held table answers where it holds the group
+    (made in part, the likeliest groups first: BEING_MADE); elsewhere such a position is searched, bounded by SRS+
+    with 180's table."""
+    rules = opening.RULES["srsplus"]
+    assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
+    assert app.update_settings(change(app.settings, "rules", rotation="srs+", allow_180=False)) is None
+    table = seconds.load_table(seconds.HELD.path("srsplus"), rules, seconds.HELD)
+    assert any(_hold_then_own_way(app, seed, table, searched, rules) for seed in range(1, 40))
 
 
 def test_a_player_placing_the_first_piece_their_own_way_then_holding_sees_the_tables_chance(app, table, searched):
