@@ -296,14 +296,28 @@ def _searched_chance(game, lines: int) -> float:
     return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
 
 
-def _play_the_first_two_positions(app, seed: int) -> bool | None:
+def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None = None) -> bool | None:
     """Start a PC-practice game, follow the panel for one piece, compare each chance shown with the search.
     Whether the first advice was to hold; None when the first position shows a 2-line PC from the pieces shown
-    (not the table's question)."""
+    (not the table's question). With `own` (an opening table of the settings' rules, and the `searched` fixture's
+    list): the first chance is that table's count, looked up (the worker searched nothing), and so are the one after
+    hold is pressed and the next position's where the table holds them (a first-only entry holds neither)."""
     from game.executor import KeyExecutor
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
 
+    def looked_up(expected: bool) -> None:
+        """With `own`: whether the worker searched nothing since the list was last cleared."""
+        if own is not None:
+            assert (own[1] == []) == expected, "the worker searched a position the table holds, or looked one up not"
+
+    def forget_searches() -> None:
+        """The searches so far (the test's own among them) are not the worker's next ones."""
+        if own is not None:
+            own[1].clear()
+
+    forget_searches()
     keys, scene = pc_practice(app, seed)
     coach, game = scene.coach, scene.game
 
@@ -316,20 +330,32 @@ def _play_the_first_two_positions(app, seed: int) -> bool | None:
             return None
         assert game.board.bits == 0 and game.hold is None
         panel = coach.pc_panel()
+        entry = None
+        if own is not None:
+            looked_up(True)
+            now = snapshot_of(game)
+            shown = (now.current, *now.queue[:5])
+            entry = own[0][(*shown, *(piece for piece in ALL_PIECES if piece not in shown))]
+            assert round(panel.chance * opening.FUTURES) == entry.first.count
         assert panel.chance == _searched_chance(game, 4), seed
         assert panel.chance_text == f"PC chance {panel.chance * 100:.0f}%"
         move = panel.first_move
         held = move.hold
+        forget_searches()
         if held:  # hold pressed on its own, then the panel is read again
             keys.pending = [Button.HOLD]
             assert run_until(app, lambda: keys.idle and game.hold_used)
             assert run_until(app, lambda: final() and coach.pc_panel().first_move is not None)
+            looked_up(entry is not None and entry.held is not None)
             assert coach.pc_panel().chance == panel.chance == _searched_chance(game, 4), seed
+            forget_searches()
             move = coach.pc_panel().first_move
             assert not move.hold
         keys.executor = KeyExecutor(move.keys)  # one key per tick
         assert run_until(app, lambda: game.stats.pieces == 1)
         assert run_until(app, final)
+        if not held:
+            looked_up(entry is not None and entry.second is not None and coach.pc_shown.lines == 4)
         assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines), seed
         return held
     finally:
@@ -350,55 +376,12 @@ def test_a_player_starting_pc_practice_sees_the_searched_chance_and_can_follow_i
     assert all(played.values()), played
 
 
-def _start_from_own_table(app, seed: int, table: dict, searched: list) -> bool:
-    """A fresh PC-practice game under the settings' rules: the first chance is `table`'s, looked up (the worker
-    searched nothing), and the search's; the player presses the advised keys one at a time (hold on its own when
-    advised, the panel read again), and the next position's chance is the search's, looked up where the table holds
-    it (the advice played without hold). False when the first position shows a 2-line PC from the pieces shown
-    (not the table's question)."""
-    from game.executor import KeyExecutor
-    from game.handling import Button
-    from tests.players import pc_answered, pc_practice, run_until
-    from ui.coach import snapshot_of
-
-    searched.clear()
-    keys, scene = pc_practice(app, seed)
-    coach, game = scene.coach, scene.game
-    try:
-        assert run_until(app, lambda: pc_answered(coach))
-        if coach.pc_shown.lines != 4 or coach.pc_panel().first_move is None:
-            return False
-        assert searched == [], "the worker searched a position the table holds"
-        now = snapshot_of(game)
-        shown = (now.current, *now.queue[:5])
-        entry = table[(*shown, *(piece for piece in ALL_PIECES if piece not in shown))]
-        panel = coach.pc_panel()
-        assert round(panel.chance * opening.FUTURES) == entry.first.count
-        assert panel.chance == _searched_chance(game, 4)
-        move = panel.first_move
-        if move.hold:
-            keys.pending = [Button.HOLD]
-            assert run_until(app, lambda: keys.idle and game.hold_used)
-            assert run_until(app, lambda: pc_answered(coach) and coach.pc_panel().first_move is not None)
-            assert searched == [] and coach.pc_panel().chance == panel.chance
-            move = coach.pc_panel().first_move
-        keys.executor = KeyExecutor(move.keys)  # one key per tick
-        assert run_until(app, lambda: game.stats.pieces == 1)
-        searched.clear()
-        assert run_until(app, lambda: pc_answered(coach))
-        assert (searched == []) == (entry.second is not None and coach.pc_shown.lines == 4)
-        assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines)
-        return True
-    finally:
-        app.scenes.pop()
-
-
 @pytest.mark.parametrize(("rotation", "name"), [("none", "none-180"), ("nrs", "nrs-180")], ids=["no-kicks", "nrs"])
 def test_a_player_under_no_kicks_or_nrs_starting_pc_practice_sees_its_own_tables_chance(app, searched, rotation, name):
     """No kicks or NRS in the settings, 180 turns on (their default): a game's first chance comes from that rule
     set's own opening table (searched, such a position took up to 1.5 s without kicks and 6.3 s under NRS), and a
-    player following the panel key by key sees the search's chance at the first two positions
-    (_start_from_own_table)."""
+    player following the panel key by key sees the search's chance at the first two positions, looked up where the
+    table holds it (_play_the_first_two_positions)."""
     from settings import change
 
     rules = opening.RULES[name]
@@ -406,7 +389,7 @@ def test_a_player_under_no_kicks_or_nrs_starting_pc_practice_sees_its_own_tables
     assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=True)) is None
     assert app.settings.rules.rotation == rotation
     table = opening.load_table(opening.table_path(name), rules)
-    assert any(_start_from_own_table(app, seed, table, searched) for seed in range(1, 20))
+    assert any(_play_the_first_two_positions(app, seed, (table, searched)) is not None for seed in range(1, 20))
 
 
 def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it(table):
