@@ -141,6 +141,23 @@ def test_each_shipped_table_holds_every_group_unless_it_is_being_made(shipped):
     _bounds.cache_clear()  # (the table's other test that reads them ran before this one)
 
 
+def test_a_table_made_in_part_holds_every_pieces_likeliest_spots_first():
+    """The generator makes groups in first_placements' order, so a table stopped early holds its first groups:
+    every piece's spots flat on the floor at a wall come before any piece's spot away from the walls, the pieces
+    taking turns (each is as likely to come first), not one piece's every spot before the next piece's."""
+    placements = seconds.first_placements(RULES)
+    assert len(placements) == len(set(placements)) == 162
+
+    def wall_gap(mask: int) -> int:
+        columns = [x for x in range(10) if any(mask >> (10 * y + x) & 1 for y in range(4))]
+        return min(columns[0], 9 - columns[-1])
+
+    first_away = next(i for i, (_, mask) in enumerate(placements) if wall_gap(mask) > 0)
+    at_walls = {piece for piece, _ in placements[:first_away]}
+    assert at_walls == {Piece.I, Piece.J, Piece.L, Piece.O, Piece.T}  # (an S or Z always covers an empty cell)
+    assert all(wall_gap(mask) == 0 for _, mask in placements[:first_away])
+
+
 def test_a_table_made_under_other_rules_or_damaged_is_not_used(tmp_path, table):
     path = tmp_path / "table.txt.gz"
     lines = [seconds.format_line(*key, answer) for key, answer in list(table.items())[:3]]

@@ -171,7 +171,9 @@ FAMILIES = (SECONDS, HELD, HOLDING, BOUNDARY, BOUNDARY_HOLDING)
 
 def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
     """Every (piece, cells) a game's first piece can take, likeliest first: fewest empty cells covered (a piece
-    flat on the floor covers none), then by piece and the generator's order."""
+    flat on the floor covers none), then nearest a wall (openers start at one), then by piece and the generator's
+    order. Every piece is as likely to come first, so a table made in part holds each piece's likeliest spots, not
+    all of one piece's before the next's."""
     from ai.pc.search import searcher_for
 
     gen = searcher_for(rules, True).gen
@@ -183,9 +185,11 @@ def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
                 column = [(child.mask >> (10 * y + x)) & 1 for y in range(LINES)]
                 top = max((y for y in range(LINES) if column[y]), default=-1)
                 covered += sum(1 for y in range(top) if not column[y])
-            out.append((covered, piece, child.mask))
-    out.sort(key=lambda item: (item[0], item[1]))
-    return [(piece, mask) for _, piece, mask in out]
+            columns = [x for x in range(10) if any((child.mask >> (10 * y + x)) & 1 for y in range(LINES))]
+            wall_gap = min(columns[0], 9 - columns[-1])
+            out.append((covered, wall_gap, piece, child.mask))
+    out.sort(key=lambda item: item[:3])
+    return [(piece, mask) for _, _, piece, mask in out]
 
 
 def solve_first(
