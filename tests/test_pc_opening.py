@@ -301,7 +301,8 @@ def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None 
     Whether the first advice was to hold; None when the first position shows a 2-line PC from the pieces shown
     (not the table's question). With `own` (an opening table of the settings' rules, and the `searched` fixture's
     list): the first chance is that table's count, looked up (the worker searched nothing), and so are the one after
-    hold is pressed and the next position's where the table holds them (a first-only entry holds neither)."""
+    hold is pressed and the next position's where the table holds them (a first-only entry holds neither; the next
+    position may be in the table after a first placement, ai.pc.seconds, instead)."""
     from game.executor import KeyExecutor
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
@@ -354,8 +355,11 @@ def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None 
         keys.executor = KeyExecutor(move.keys)  # one key per tick
         assert run_until(app, lambda: game.stats.pieces == 1)
         assert run_until(app, final)
-        if not held:
-            looked_up(entry is not None and entry.second is not None and coach.pc_shown.lines == 4)
+        if not held:  # the next position: the entry's second answer, else the table after a first placement's
+            now = snapshot_of(game)
+            after = seconds.lookup(game.board.bits, move.placement.piece, (now.current, *now.queue[:5]), game.rules)
+            table_holds = entry is not None and (entry.second is not None or after is not None)
+            looked_up(table_holds and coach.pc_shown.lines == 4)
         assert coach.pc_panel().chance == _searched_chance(game, coach.pc_shown.lines), seed
         return held
     finally:

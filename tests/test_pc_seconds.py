@@ -68,7 +68,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = set()
+BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "none-180")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -535,13 +535,19 @@ def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, 
     assert any(_open_own_way(app, seed, table, searched) for seed in range(1, 40))
 
 
-def test_a_player_under_srsplus_without_180_opening_their_own_way_sees_its_own_tables_chance(app, searched):
-    """As above, with SRS+ without 180 turns in the settings: its own second-position table answers (before it was
-    made, such a position was searched, bounded by SRS+ with 180's table)."""
-    rules = opening.RULES["srsplus"]
+@pytest.mark.parametrize(
+    ("name", "rotation", "allow_180"), [("srsplus", "srs+", False), ("none-180", "none", True)], ids=["srsplus", "none"]
+)
+def test_a_player_under_other_rules_opening_their_own_way_sees_their_own_tables_chance(
+    app, searched, name, rotation, allow_180
+):
+    """As above, with SRS+ without 180 turns, or no kicks with 180 turns, in the settings: their own
+    second-position table answers (before it was made, such a position was searched, bounded by SRS+ with 180's
+    table or SRS with 180's; no kicks' is made in part, the likeliest groups first: BEING_MADE)."""
+    rules = opening.RULES[name]
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
-    assert app.update_settings(change(app.settings, "rules", rotation="srs+", allow_180=False)) is None
-    table = seconds.load_table(seconds.SECONDS.path("srsplus"), rules)
+    assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=allow_180)) is None
+    table = seconds.load_table(seconds.SECONDS.path(name), rules)
     assert any(_open_own_way(app, seed, table, searched, rules) for seed in range(1, 40))
 
 
