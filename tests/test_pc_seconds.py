@@ -143,8 +143,8 @@ def test_each_shipped_table_holds_every_group_unless_it_is_being_made(shipped):
 
 def test_a_table_made_in_part_holds_every_pieces_likeliest_spots_first():
     """The generator makes groups in first_placements' order, so a table stopped early holds its first groups:
-    every piece's spots flat on the floor at a wall come before any piece's spot away from the walls, the pieces
-    taking turns (each is as likely to come first), not one piece's every spot before the next piece's."""
+    the spots at a wall that cover no empty cell (flat, or an I, J or L on end) come first, every piece that has one
+    among them (each is as likely to come first), not one piece's every spot before the next piece's."""
     placements = seconds.first_placements(RULES)
     assert len(placements) == len(set(placements)) == 162
 
