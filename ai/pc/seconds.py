@@ -180,13 +180,14 @@ def first_placements(rules: Rules) -> list[tuple[Piece, Bitboard]]:
     out = []
     for piece in ALL_PIECES:
         for child in gen.children(0, LINES, piece):
-            covered = 0
+            covered, occupied = 0, []
             for x in range(10):
                 column = [(child.mask >> (10 * y + x)) & 1 for y in range(LINES)]
                 top = max((y for y in range(LINES) if column[y]), default=-1)
                 covered += sum(1 for y in range(top) if not column[y])
-            columns = [x for x in range(10) if any((child.mask >> (10 * y + x)) & 1 for y in range(LINES))]
-            wall_gap = min(columns[0], 9 - columns[-1])
+                if top >= 0:
+                    occupied.append(x)
+            wall_gap = min(occupied[0], 9 - occupied[-1])
             out.append((covered, wall_gap, piece, child.mask))
     out.sort(key=lambda item: item[:3])
     return [(piece, mask) for _, _, piece, mask in out]
