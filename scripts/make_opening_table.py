@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import signal
 import sys
 import time
 from multiprocessing import Pool
@@ -33,6 +32,7 @@ if str(ROOT) not in sys.path:
 from ai.pc import opening  # noqa: E402 - after the path set-up above
 from game.pieces import ALL_PIECES  # noqa: E402
 from game.rules import Rules  # noqa: E402
+from scripts.stopping import leave_stopping_to_the_main_process, stop_cleanly_on_signals  # noqa: E402
 
 
 def _compute(job: tuple) -> tuple[tuple, str]:
@@ -82,9 +82,8 @@ def main() -> int:
     done: dict[tuple, str] = {}
     started = time.perf_counter()
     kept = opening.load_table(out, rules) if args.update else {}
-    # the workers leave Ctrl+C to this process, which saves the orders finished and then stops them
-    ignore_ctrl_c = (signal.SIGINT, signal.SIG_IGN)
-    with Pool(args.jobs, initializer=signal.signal, initargs=ignore_ctrl_c, maxtasksperchild=200) as pool:
+    stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the orders finished are saved, then the workers stopped
+    with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=200) as pool:
         jobs = [(order, args.rules, kept.get(order), args.first_only) for order in orders]
         try:
             for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):

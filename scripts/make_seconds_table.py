@@ -10,16 +10,15 @@ every order of the pieces shown then, with the project's own search (ai.pc.secon
 
 Resumable: groups (first placements; with hold, held piece and placement) already in the file are kept, the others
 are searched likeliest first (ai.pc.seconds.Family.groups) and the file is written again once a minute and when it
-stops (Ctrl+C too), so stopping it loses only the groups in progress. A first placement takes 0.5-2 CPU minutes (720
-orders); all 162 took 3.1 CPU hours for SRS with 180. A group with hold takes 2-30 CPU seconds (840 orders; 1,440 at
-the boundary). A table is used for the groups it holds (the others are searched live).
+stops (Ctrl+C or SIGTERM too), so stopping it loses only the groups in progress. A first placement takes 0.5-2 CPU
+minutes (720 orders); all 162 took 3.1 CPU hours for SRS with 180. A group with hold takes 2-30 CPU seconds (840
+orders; 1,440 at the boundary). A table is used for the groups it holds (the others are searched live).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import signal
 import sys
 import time
 from multiprocessing import Pool
@@ -31,6 +30,7 @@ if str(ROOT) not in sys.path:
 
 from ai.pc import opening, seconds  # noqa: E402 - after the path set-up above
 from game.pieces import ALL_PIECES  # noqa: E402
+from scripts.stopping import leave_stopping_to_the_main_process, stop_cleanly_on_signals  # noqa: E402
 
 
 def _solve(job: tuple[str, str, tuple]) -> tuple[tuple, list[str], float]:
@@ -109,8 +109,8 @@ def main() -> int:
     total = len(done) + len(todo)
     print(f"{len(done)} groups in {out.name}, {len(todo)} to search", flush=True)
     written, stopped = time.monotonic(), False
-    # the workers leave Ctrl+C to this process, which writes the groups finished and then stops them
-    with Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+    stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the groups finished are written, then the workers stopped
+    with Pool(args.jobs, initializer=leave_stopping_to_the_main_process) as pool:
         jobs = [(args.rules, family.name, group) for group in todo]
         try:
             for group, new, cpu in pool.imap_unordered(_solve, jobs):
@@ -125,7 +125,7 @@ def main() -> int:
                 print(f"{name} {mask:#x}: {cpu:.0f} s CPU ({len(done)} of {total})", flush=True)
         except KeyboardInterrupt:
             stopped = True
-        finally:  # stopped (Ctrl+C) or not: the groups finished are kept
+        finally:  # stopped (Ctrl+C, SIGTERM) or not: the groups finished are kept
             seconds.write_table(out, rules, lines, family)
     if stopped:
         print(f"stopped: {len(done)} of {total} groups in {out.name}; run it again to go on", file=sys.stderr)

@@ -4,6 +4,7 @@ group), and starting a command as a terminal starts a job. Shared by the worker,
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -51,9 +52,16 @@ def alive(pids: set[int]) -> list[str]:
     return [f"{pid} {command}" for pid, _, _, stat, command in processes() if pid in pids and not stat.startswith("Z")]
 
 
-def start_in_own_group(argv: list[str]) -> subprocess.Popen:
+def start_in_own_group(argv: list[str], sigint_ignored: bool = False) -> subprocess.Popen:
     """Start a command from the project's folder in a process group of its own, as a terminal starts a job (Ctrl+C
-    there is SIGINT to the group: os.killpg), its output read as text."""
+    there is SIGINT to the group: os.killpg), its output read as text. `sigint_ignored`: as a shell without job
+    control starts a job in the background (`command &` in a script), SIGINT ignored from the start."""
     return subprocess.Popen(
-        argv, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
     )

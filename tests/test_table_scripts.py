@@ -1,6 +1,8 @@
-"""Ctrl+C to the scripts that make the PC tables (scripts/make_opening_table.py, scripts/make_seconds_table.py),
-pressed as a terminal does (SIGINT to the whole process group, the pool's workers too): a one-line message, status
-130, every process gone, and the table on disk holding what was there and finished, so a second run goes on."""
+"""Stopping the scripts that make the PC tables (scripts/make_opening_table.py, scripts/make_seconds_table.py): Ctrl+C
+pressed as a terminal does (SIGINT to the whole process group, the pool's workers too), the same to a script that a
+shell started in the background with SIGINT ignored, or `kill PID` (SIGTERM to the script alone). Each gives a
+one-line message, status 130, every process gone, and the table on disk holding what was there and finished, so a
+second run goes on."""
 
 from __future__ import annotations
 
@@ -9,16 +11,27 @@ import signal
 import sys
 import time
 
+import pytest
+
 from ai.pc import opening, seconds
 from tests.processes import alive, family_of, start_in_own_group
 
 RULES = opening.RULES["srs-180"]
 
 
-def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]]:
-    """Run the script in its own process group until its output shows `ready` and its pool has started, press
-    Ctrl+C; (status, stderr, its processes still running after it ended)."""
-    process = start_in_own_group([sys.executable, f"scripts/{script}", *argv, "--jobs", "2"])
+# how the script is stopped: (started with SIGINT ignored, the signal, to the whole process group)
+WAYS = {
+    "ctrl-c": (False, signal.SIGINT, True),
+    "ctrl-c-started-in-background": (True, signal.SIGINT, True),
+    "kill": (False, signal.SIGTERM, False),
+}
+
+
+def _interrupt(script: str, *argv: str, ready: str, way: str = "ctrl-c") -> tuple[int, str, list[str]]:
+    """Run the script in its own process group until its output shows `ready` and its pool has started, stop it
+    the `way` named (WAYS); (status, stderr, its processes still running after it ended)."""
+    ignored, sent, to_group = WAYS[way]
+    process = start_in_own_group([sys.executable, f"scripts/{script}", *argv, "--jobs", "2"], sigint_ignored=ignored)
     try:
         assert process.stdout is not None
         for line in process.stdout:  # (the scripts flush each line)
@@ -31,7 +44,10 @@ def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]
             family = family_of(process.pid)
         assert len(family) >= 3 and process.poll() is None, family
         time.sleep(1.0)  # the workers inside a search
-        os.killpg(process.pid, signal.SIGINT)
+        if to_group:
+            os.killpg(process.pid, sent)
+        else:
+            os.kill(process.pid, sent)
         _, err = process.communicate(timeout=60)
         time.sleep(0.5)
         return process.returncode, err, alive(family | family_of(process.pid))
@@ -41,7 +57,8 @@ def _interrupt(script: str, *argv: str, ready: str) -> tuple[int, str, list[str]
             process.wait()
 
 
-def test_ctrl_c_to_the_second_position_generator_keeps_the_groups_it_had(tmp_path) -> None:
+@pytest.mark.parametrize("way", sorted(WAYS))
+def test_stopping_the_second_position_generator_keeps_the_groups_it_had(tmp_path, way: str) -> None:
     shipped = seconds.load_table(seconds.SECONDS.path("srs-180"), RULES)
     kept = {
         (*group, order): answer
@@ -50,19 +67,20 @@ def test_ctrl_c_to_the_second_position_generator_keeps_the_groups_it_had(tmp_pat
     }
     out = tmp_path / "seconds.txt.gz"
     seconds.write_table(out, RULES, [seconds.format_line(*key, answer) for key, answer in kept.items()])
-    status, err, left = _interrupt("make_seconds_table.py", "--out", str(out), ready="to search")
+    status, err, left = _interrupt("make_seconds_table.py", "--out", str(out), ready="to search", way=way)
     assert status == 130 and left == [], (err, left)
     assert "Traceback" not in err and err.strip().count("\n") == 0, err
     assert "stopped: 3 of 162 groups" in err, err
     assert dict(seconds.load_table(out, RULES)) == kept  # (none finishes in that second: 0.5-2 CPU min each)
 
 
-def test_ctrl_c_to_the_opening_table_generator_saves_what_it_had(tmp_path) -> None:
+@pytest.mark.parametrize("way", ["ctrl-c", "kill"])
+def test_stopping_the_opening_table_generator_saves_what_it_had(tmp_path, way: str) -> None:
     shipped = opening.load_table(opening.table_path("srs-180"), RULES)
     orders = sorted(shipped)[:1000]  # the others left to search, as after a run that was killed
     out = tmp_path / "opening.txt"
     opening.write_table(out, RULES, [opening.format_entry(shipped[order]) for order in orders])
-    status, err, left = _interrupt("make_opening_table.py", "--update", "--out", str(out), ready="0/5040")
+    status, err, left = _interrupt("make_opening_table.py", "--update", "--out", str(out), ready="0/5040", way=way)
     assert status == 130 and left == [], (err, left)
     assert "Traceback" not in err and err.strip().count("\n") == 0, err
     assert "stopped:" in err and "--update goes on" in err, err
