@@ -68,7 +68,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "none-180")}
+BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "none-180"), (seconds.SECONDS, "nrs-180")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -536,14 +536,17 @@ def test_a_player_opening_their_own_way_sees_the_tables_chance_at_the_lock(app, 
 
 
 @pytest.mark.parametrize(
-    ("name", "rotation", "allow_180"), [("srsplus", "srs+", False), ("none-180", "none", True)], ids=["srsplus", "none"]
+    ("name", "rotation", "allow_180"),
+    [("srsplus", "srs+", False), ("none-180", "none", True), ("nrs-180", "nrs", True)],
+    ids=["srsplus", "none", "nrs"],
 )
 def test_a_player_under_other_rules_opening_their_own_way_sees_their_own_tables_chance(
     app, searched, name, rotation, allow_180
 ):
-    """As above, with SRS+ without 180 turns, or no kicks with 180 turns, in the settings: their own
-    second-position table answers (before it was made, such a position was searched, bounded by SRS+ with 180's
-    table or SRS with 180's; no kicks' is made in part, the likeliest groups first: BEING_MADE)."""
+    """As above, with SRS+ without 180 turns, no kicks with 180 turns or NRS with 180 turns in the settings: their
+    own second-position table answers (before it was made, such a position was searched, bounded by SRS+ with 180's
+    table or SRS with 180's, and under NRS unbounded; no kicks' and NRS's are made in part, the likeliest groups
+    first: BEING_MADE)."""
     rules = opening.RULES[name]
     assert app.update_settings(change(app.settings, "ai", pc_think_ahead=False)) is None
     assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=allow_180)) is None
