@@ -68,7 +68,7 @@ SHIPPED = [
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
 # tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "none-180"), (seconds.SECONDS, "nrs-180")}
+BEING_MADE: set[tuple[seconds.Family, str]] = {(seconds.SECONDS, "none-180")}
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
