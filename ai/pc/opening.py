@@ -41,9 +41,9 @@ FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # opening tables made first-only (`compute_entry`): every order's first answer (a game's first position took up to
 # 1.5 s without kicks and 6.3 s under NRS searched), the other two for some orders. Both have the whole table after
 # a first placement (SECONDS); the rest of no kicks' positions are bounded by SRS with 180's tables, and NRS's are
-# searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks without
-# 180 turns by plain SRS's, NRS without them by NRS with them) or searched. The order matters there: the first that
-# includes a rule set bounds it.
+# searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks without 180 turns by plain SRS's,
+# NRS without them by NRS with them) or searched. The order matters there: the first that includes a rule set
+# bounds it.
 RULES = {
     "srs": Rules.named("srs"),
     "srs-180": Rules.named("srs", allow_180=True),
