@@ -67,8 +67,6 @@ SHIPPED = [
     (family, name) for family in seconds.FAMILIES for name in sorted(opening.RULES) if family.path(name).exists()
 ]
 SHIPPED_IDS = [f"{family.name}_{name}" for family, name in SHIPPED]
-# tables whose generator has not searched every group yet (each must hold every group once it is done)
-BEING_MADE: set[tuple[seconds.Family, str]] = set()
 
 
 @pytest.fixture(scope="module", params=SHIPPED, ids=SHIPPED_IDS)
@@ -125,19 +123,15 @@ def test_each_shipped_table_is_made_under_todays_rules_and_whole_for_each_group_
     assert _by_group(again) == sample
 
 
-def test_each_shipped_table_holds_every_group_unless_it_is_being_made(shipped):
+def test_each_shipped_table_holds_every_group(shipped):
     """Every first placement (with every held piece where the family holds one): nothing of the table's kind is
-    left to search live under its rules (a regenerated table that lost a group fails here). A table still being
-    made holds some groups, not all: once it holds all, it leaves BEING_MADE."""
+    left to search live under its rules (a regenerated table that lost a group fails here)."""
     family, name, by_group = shipped
     rules = opening.RULES[name]
     groups = set(family.groups(rules))
     if family.swapped:  # a group whose boundary answers were all the held piece's (or no PC) has no entry
         groups = {group for group in groups if _bounds(family, name)[group]}
-    if (family, name) in BEING_MADE:
-        assert set(by_group) < groups
-    else:
-        assert set(by_group) == groups
+    assert set(by_group) == groups
     _bounds.cache_clear()  # (the table's other test that reads them ran before this one)
 
 
