@@ -1,7 +1,7 @@
 """Where the compiled PC kernels spend their time: `perf` samples of the live chance at one position of the 7-bag
 PC loop, shared out among the numba functions (the inlined ones too, by their own machine code).
 
-    python bench/profile_kernels.py [s3pc4k0] [--repeat 3]
+    python bench/profile_kernels.py [s3pc4k0] [--repeat 3] [--rules nrs-180]
 
 perf sees numba's machine code as anonymous memory, so this script compiles the kernels afresh in a temporary
 numba cache (a kernel loaded from the cache keeps no symbols, about a minute), asks each compiled library where
@@ -70,6 +70,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("position", nargs="?", default="s3pc4k0", help="a loop position, as bench/pc.py names it")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rules", default="srs", help="the rule set, as bench/pc.py's groups name them (nrs-180)")
     args = parser.parse_args()
     if shutil.which("perf") is None:
         print("perf is not installed")
@@ -84,9 +85,8 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     pc_bench = importlib.import_module("bench.pc")
     from game.randomizer import make_randomizer
-    from game.rules import Rules
 
-    rules = Rules.named("srs")
+    rules = pc_bench.rules_named(args.rules)
     bag = make_randomizer("7bag", 0)
     try:
         before, pos = pc_bench.loop_position(args.position, rules)
