@@ -325,6 +325,9 @@ def _warm_up(rules) -> None:
     api = importlib.import_module("ai.pc.api")
     if hasattr(api, "warm_up"):  # every kernel, the trie search's too
         api.warm_up()
+    seconds = importlib.import_module("ai.pc.seconds")
+    if hasattr(seconds, "first_placement_worth"):  # read whole in the worker's warm-up, as the rules' tables
+        seconds.first_placement_worth(rules)
 
 
 def run_group(name: str, keep_caches: bool) -> dict:

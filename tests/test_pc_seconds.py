@@ -135,6 +135,55 @@ def test_each_shipped_table_holds_every_group(shipped):
     _bounds.cache_clear()  # (the table's other test that reads them ran before this one)
 
 
+def test_a_first_placements_worth_is_its_groups_mean_count_read_from_the_file():
+    """The order an empty field's placements are tried in (seconds.first_placement_worth) is each group's mean
+    count, here summed from the shipped file's lines as text; rules without a table of their own take the wider
+    rules' (no kicks without 180 turns: plain SRS's)."""
+    sums: dict[tuple[Piece, int], list[int]] = defaultdict(list)
+    with gzip.open(seconds.SECONDS.path("srs-180"), "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if not line.startswith("#"):
+                piece, cells, _, count, _, _ = line.split()
+                sums[Piece[piece], int(cells, 16)].append(int(count))
+    worth = seconds.first_placement_worth(RULES)
+    assert set(worth) == set(sums) == set(seconds.first_placements(RULES))
+    for key, counts in sums.items():
+        assert len(counts) == 720
+        assert worth[key] == pytest.approx(sum(counts) / 720), key
+    assert seconds.first_placement_worth(Rules.named("none")) == seconds.first_placement_worth(opening.RULES["srs"])
+
+
+def test_an_empty_fields_chance_is_the_same_whichever_placement_is_tried_first(monkeypatch):
+    """Later PCs' first positions (empty field, a piece in hold or none, any bag offset): the chance with the
+    placements tried by their worth is the chance with them tried in the old order; only the time differs."""
+    from ai.pc.loop import bag_state, bag_stream, loop_positions
+
+    positions = [
+        (p.current, list(p.queue), p.hold, p.bag_state)
+        for p in loop_positions(3, pcs=4, rules=RULES)
+        if p.pc > 1 and p.placed == 0
+    ]
+    rng = random.Random(54)
+    for hold in (None, Piece.Z):  # random bag offsets, as the wander games meet them
+        stream = bag_stream(rng.randrange(1 << 30), 4)
+        at = rng.randrange(8, 14)
+        positions.append((stream[at], stream[at + 1 : at + 6], hold, bag_state(stream, at + 6)))
+    assert len(positions) == 5
+
+    def chances() -> list[float]:
+        out = []
+        for current, shown, hold, state in positions:
+            result = pc_chance(0, current, shown, hold, state, SEVEN_BAG, RULES, 4)
+            assert not result.approximate and result.best_placement is not None
+            out.append(result.chance)
+        return out
+
+    assert seconds.first_placement_worth(RULES)
+    by_worth = chances()
+    monkeypatch.setattr(seconds, "first_placement_worth", lambda rules: {})
+    assert chances() == by_worth
+
+
 def test_a_table_made_in_part_holds_every_pieces_likeliest_spots_first():
     """The generator makes groups in first_placements' order, so a table stopped early holds its first groups:
     the spots at a wall that cover no empty cell (flat, or an I, J or L on end) come first, every piece that has one

@@ -219,6 +219,8 @@ def warm_up(rules: Rules | None = None) -> None:
 
     opening.load_all(rules)
     seconds.load_all(rules)
+    if rules is not None:
+        seconds.first_placement_worth(rules)  # the whole table after a first placement, read for the live chance
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
     solve(
         0,

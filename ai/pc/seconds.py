@@ -627,6 +627,33 @@ def wants_wider(family: Family, rules: Rules, own: int) -> bool:
     return not own if family.swapped else own < family.entries(rules)
 
 
+def first_placement_worth(rules: Rules) -> dict[tuple[Piece, Bitboard], float]:
+    """Each first placement on an empty field (piece, cells) -> the futures it keeps on average: the mean count of
+    its group in the table after a first placement, over the 720 orders of the rest of the bag (these rules' table,
+    else the wider rules'; {} without either). The live chance tries the likeliest of an empty field's placements
+    first with it (ai.pc.chance.pc_chance): an order only, so the chance is the same, but where one placement wins
+    every future, trying it first ends the search early. Read whole on first use (~0.2-0.6 s): the worker's
+    warm-up does that (ai.pc.api.warm_up)."""
+    name = table_name(rules)
+    if name is None or not _table(SECONDS, rules):
+        wider = wider_rules(rules)
+        name = None if wider is None else table_name(wider)
+    return {} if name is None else _worth(name)
+
+
+@cache
+def _worth(name: str) -> dict[tuple[Piece, Bitboard], float]:
+    table = _table(SECONDS, RULES[name])
+    worth: dict[tuple[Piece, Bitboard], float] = {}
+    if not isinstance(table, Table):
+        return worth
+    for group in SECONDS.groups(RULES[name]):
+        answers = table.answers(group)
+        if answers:
+            worth[group] = sum(answer.count for answer in answers.values()) / len(answers)
+    return worth
+
+
 def lookup(bits: Bitboard, placed: Piece, shown: tuple[Piece, ...], rules: Rules) -> Answer | None:
     """The table's answer at a second position: `bits` the cells of the first piece `placed`, `shown` the piece in
     play and the five previews, the bag's six other pieces, with the bag now empty (ai.pc.opening.lookup checked
