@@ -125,6 +125,7 @@ GROUPS = (
     "seconds-srsplus-no180",
     "held",
     "holding",
+    "later-start",
     "wander",
     "wander-srs",
     "wander-srsplus",
@@ -328,6 +329,10 @@ def _warm_up(rules) -> None:
     seconds = importlib.import_module("ai.pc.seconds")
     if hasattr(seconds, "first_placement_worth"):  # read whole in the worker's warm-up, as the rules' tables
         seconds.first_placement_worth(rules)
+    try:
+        importlib.import_module("ai.pc.later_start").load(rules)
+    except ImportError:  # an older tree (--against) has no such table
+        pass
 
 
 def run_group(name: str, keep_caches: bool) -> dict:
@@ -354,6 +359,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "seconds-srsplus-no180": lambda: _firsts_group(seeds=(4, 5, 6, 9), rules_name="srsplus", both=True),
         "held": lambda: _seconds_group("held"),
         "holding": lambda: _seconds_group("holding"),
+        "later-start": _later_start_group,
         "wander": _wander_group,
         "wander-srs": lambda: _wander_group(rules_name="srs"),
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
@@ -562,6 +568,7 @@ CHANCE_GROUPS = (
     "seconds-srsplus-no180",
     "held",
     "holding",
+    "later-start",
     *WANDERS,
     "spots",
     "spots-srs",
@@ -833,6 +840,47 @@ def _opening_group() -> dict:
     return {"times": times, "solvable": exact, "ids": ids, "search": search}
 
 
+LATER_STARTS = 100  # later PCs' first positions with a piece held from the bag before (ai.pc.later_start)
+
+
+def _later_start_group() -> dict:
+    """A later PC's first position under the default rules: empty field, a bag's last six shown, one of them held
+    from the bag before (seeded sample), asked as it is and with hold pressed, looked up and searched (caches
+    cleared before each)."""
+    import itertools
+
+    from ai.pc.chance import pc_chance
+    from game.pieces import ALL_PIECES
+    from game.randomizer import make_randomizer
+
+    rules = rules_named("srs-180")
+    _warm_up(rules)
+    bag = make_randomizer("7bag", 0)
+    keys = [(held, order[1:]) for order in itertools.permutations(ALL_PIECES) for held in order[1:]]
+    times: list[float] = []
+    search: list[float] = []
+    ids: list[str] = []
+
+    def timed(*args, **kwargs) -> float:
+        clear_caches()
+        settle()
+        started = time.thread_time()
+        pc_chance(*args, **kwargs)
+        return (time.thread_time() - started) * 1000
+
+    for held, shown in random.Random(12).sample(keys, LATER_STARTS):
+        name = held.name + "".join(p.name for p in shown)
+        for ident, args in (
+            (name, (0, shown[0], list(shown[1:]), held, (), bag, rules, 4)),
+            (name + "/h", (0, held, list(shown[1:]), shown[0], (), bag, rules, 4)),
+        ):
+            spent = ident.endswith("/h")
+            times.append(timed(*args, hold_spent=spent))
+            search.append(timed(*args, hold_spent=spent, table=False))
+            ids.append(ident)
+    return {"times": times, "solvable": len(times), "ids": ids, "search": search}
+
+
 def _patterns_group() -> dict:
     """Each pattern's `percent` in a fresh interpreter (its peak memory is the process's): CPU s and MB."""
     rows = []
@@ -953,7 +1001,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
         slow = sorted(((t, ident) for t, ident in zip(times, data["ids"]) if t > 200), reverse=True)
         if slow:  # which positions, slowest first: where a closer look starts
             text += "\n" + " " * 8 + "over 200 ms: " + ", ".join(f"{ident} {t:.0f}" for t, ident in slow[:12])
-    if name in ("opening", "seconds", "held", "holding"):
+    if name in ("opening", "seconds", "held", "holding", "later-start"):
         search = data["search"]
         text += (
             "\n" + _head(label, "search") + f"{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"

@@ -1,8 +1,8 @@
-"""Stopping the scripts that make the PC tables (scripts/make_opening_table.py, scripts/make_seconds_table.py): Ctrl+C
-pressed as a terminal does (SIGINT to the whole process group, the pool's workers too), the same to a script that a
-shell started in the background with SIGINT ignored, or `kill PID` (SIGTERM to the script alone). Each gives a
-one-line message, status 130, every process gone, and the table on disk holding what was there and finished, so a
-second run goes on."""
+"""Stopping the scripts that make the PC tables (scripts/make_opening_table.py, make_seconds_table.py and
+make_later_start_table.py): Ctrl+C pressed as a terminal does (SIGINT to the whole process group, the pool's workers
+too), the same to a script that a shell started in the background with SIGINT ignored, or `kill PID` (SIGTERM to
+the script alone). Each gives a one-line message, status 130, every process gone, and the table on disk holding
+what was there and finished, so a second run goes on."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ai.pc import opening, seconds
+from ai.pc import later_start, opening, seconds
 from tests.processes import alive, family_of, start_in_own_group
 
 RULES = opening.RULES["srs-180"]
@@ -86,3 +86,18 @@ def test_stopping_the_opening_table_generator_saves_what_it_had(tmp_path, way: s
     assert "stopped:" in err and "--update goes on" in err, err
     saved = opening.load_table(out, RULES)
     assert set(saved) >= set(orders) and all(saved[order] == shipped[order] for order in orders)
+
+
+@pytest.mark.parametrize("way", ["ctrl-c", "kill"])
+def test_stopping_the_later_start_generator_saves_what_it_had(tmp_path, way: str) -> None:
+    shipped = later_start.load_table(later_start.path("srs-180"), RULES)
+    kept = dict(sorted(shipped.items())[:1000])  # the others left to search, as after a run that was killed
+    out = tmp_path / "later-start.txt.gz"
+    later_start.write_table(out, RULES, [later_start.format_line(key, entry) for key, entry in kept.items()])
+    status, err, left = _interrupt("make_later_start_table.py", "--update", "--out", str(out), ready="0/29240", way=way)
+    assert status == 130 and left == [], (err, left)
+    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    assert "stopped:" in err and "--update goes on" in err, err
+    saved = later_start.load_table(out, RULES)
+    assert set(saved) >= set(kept) and all(saved[key] == kept[key] for key in kept)
+    assert all(saved[key][0].count == shipped[key][0].count for key in saved)  # those finished meanwhile too

@@ -214,13 +214,14 @@ def warm_up(rules: Rules | None = None) -> None:
     compiles them on the first run after an install and caches them) by solving small problems, and read the
     opening tables (ai.pc.opening, ai.pc.seconds), so the first real question does not pay for either.
     `rules`: read the tables of these rules only (see ai.pc.opening.load_all, ai.pc.seconds.load_all); None: all."""
-    from ai.pc import opening, seconds
+    from ai.pc import later_start, opening, seconds
     from ai.pc.tiling import tileable
 
     opening.load_all(rules)
     seconds.load_all(rules)
     if rules is not None:
         seconds.first_placement_worth(rules)  # the whole table after a first placement, read for the live chance
+        later_start.load(rules)
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
     solve(
         0,

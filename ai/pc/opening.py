@@ -235,7 +235,8 @@ def lookup(
     piece below), else None. The position after a first placement other than the advised one, after the first
     piece held and the second placed, or after the first placed and hold pressed at the second, and a later PC's
     second position with the bag shown whole and a piece held (and, when its best placement is the held piece's,
-    with hold pressed there), are answered by the second-position tables (ai.pc.seconds)."""
+    with hold pressed there), are answered by the second-position tables (ai.pc.seconds); a later PC's first
+    position with a bag's last six shown and one of them held, by the later-start table (ai.pc.later_start)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -261,7 +262,7 @@ def lookup(
             return before
         return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
     if len(set(shown)) != 6 or hold in shown:
-        return None
+        return _later_start(bits, shown, hold, state, rules, hold_spent)
     name = table_name(rules)
     table = None if name is None else _table(name)
     if not table:
@@ -291,6 +292,18 @@ def lookup(
         # (hold is pressed when the piece it names is the held one).
         return entry.first
     return None
+
+
+def _later_start(
+    bits: Bitboard, shown: tuple[Piece, ...], hold: Piece | None, state: tuple, rules: Rules, hold_spent: bool
+) -> Answer | None:
+    """A later PC's first position, a bag's last six shown and one of them held, from the bag before (its missing
+    one held is this module's): the later-start table's answer (ai.pc.later_start), or None."""
+    if hold is None or bits or state:
+        return None
+    from ai.pc import later_start  # (it reads this module's answers)
+
+    return later_start.lookup(shown, Piece(hold), rules, hold_spent)
 
 
 def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = None, first_only: bool = False) -> Entry:

@@ -1,0 +1,84 @@
+"""Compute the later-start table (ai/pc/later-start_<rules>.txt.gz): the exact PC chance at a later PC's first
+position with a piece held from the bag before, for every order of a bag's last six pieces and each of them held
+(30,240 positions; see ai.pc.later_start), with the project's own search (ai.pc.chance.pc_chance).
+
+    python scripts/make_later_start_table.py [--rules srs-180] [--jobs 2]   # about 1.5 CPU hours (default rules)
+    python scripts/make_later_start_table.py --update      # go on after a run that was stopped (it saves as it goes)
+    python scripts/make_later_start_table.py --check 20    # recompute 20 random entries and compare; 1 if any differ
+
+Ctrl+C or `kill PID` stops it with the positions done written. Placements tying for the best may differ between
+runs; the counts may not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from ai.pc import later_start, opening  # noqa: E402 - after the path set-up above
+from scripts.stopping import leave_stopping_to_the_main_process, stop_cleanly_on_signals  # noqa: E402
+
+
+def _compute(job: tuple) -> str:
+    key, name = job
+    started = time.thread_time()
+    line = later_start.format_line(key, later_start.compute(key, opening.RULES[name]))
+    return f"{line}\t# {1000 * (time.thread_time() - started):.0f} ms"
+
+
+def _counts(entry: later_start.Entry) -> tuple[int, int]:
+    first, pressed = entry
+    return first.count, (pressed or first).count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--rules", choices=sorted(opening.RULES), default="srs-180")
+    parser.add_argument("--out", type=Path, help="default: the table's place in ai/pc")
+    parser.add_argument("--update", action="store_true", help="keep the positions the table has, search the rest")
+    parser.add_argument("--check", type=int, metavar="N", help="recompute N random entries and compare")
+    parser.add_argument("--save-every", type=int, default=500, metavar="N", help="write the table every N positions")
+    args = parser.parse_args()
+    rules = opening.RULES[args.rules]
+    out = args.out or later_start.path(args.rules)
+    table = later_start.load_table(out, rules) if args.update or args.check else {}
+    if args.check:
+        wrong = 0
+        for key in random.Random().sample(sorted(table), min(args.check, len(table))):
+            stored, computed = _counts(table[key]), _counts(later_start.compute(key, rules))
+            wrong += stored != computed
+            print(f"{later_start.format_line(key, table[key])}: stored {stored}, searched {computed}")
+        print("all equal" if not wrong else f"{wrong} differ")
+        return 1 if wrong else 0
+    lines = {key: later_start.format_line(key, entry) for key, entry in table.items()}
+    todo = [key for key in later_start.keys() if key not in table]
+    started = time.perf_counter()
+    stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the positions finished are saved, then the workers stopped
+    with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=500) as pool:
+        try:
+            for i, (key, line) in enumerate(zip(todo, pool.imap(_compute, [(k, args.rules) for k in todo], 16))):
+                lines[key] = line.split("\t#")[0]
+                if i % 500 == 0:
+                    print(f"{i}/{len(todo)} {time.perf_counter() - started:.0f} s  {line}", flush=True)
+                if (i + 1) % args.save_every == 0:
+                    later_start.write_table(out, rules, list(lines.values()))
+        except KeyboardInterrupt:
+            later_start.write_table(out, rules, list(lines.values()))
+            print(f"stopped: {len(lines)} positions in {out}; --update goes on", file=sys.stderr)
+            return 130
+    later_start.write_table(out, rules, list(lines.values()))
+    print(f"wrote {out} ({len(lines)} positions) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

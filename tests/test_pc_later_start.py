@@ -1,0 +1,173 @@
+"""The later-start table (ai.pc.later_start): the live chance at a later PC's first position with a piece held from
+the bag before, looked up. Checked as the other tables are: whole and made under today's rules, entries against
+the search, the named placement's count against the single-queue solver future by future, and through the panel by
+a player who follows it one key at a time, with a mistake taken back and hold pressed on its own."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai.pc import later_start, opening
+from ai.pc.api import solve
+from ai.pc.chance import pc_chance
+from game.pieces import Piece
+from game.randomizer import make_randomizer
+
+SEVEN_BAG = make_randomizer("7bag", 0)
+RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
+
+
+@pytest.fixture(scope="module")
+def table() -> dict:
+    return later_start.load_table(later_start.path("srs-180"), RULES)
+
+
+def _hardest(table: dict, pressed: bool) -> later_start.Key:
+    """The position whose best placement keeps the fewest futures (the first such in the table's order): with a
+    pressed answer of its own that keeps fewer, or without one."""
+    return min(
+        (
+            key
+            for key, (first, after) in table.items()
+            if (after.count < first.count if after is not None else not pressed)
+        ),
+        key=lambda k: (table[k][0].count, k),
+    )
+
+
+def test_the_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(table):
+    assert set(table) == set(later_start.keys())
+    assert len(table) == 30_240
+    for (held, shown), (first, pressed) in table.items():
+        assert 0 <= first.count <= opening.FUTURES and first.piece in (held, shown[0])
+        if pressed is None:
+            assert first.count == 0 or first.piece == held, (held, shown)
+        else:
+            assert first.piece == shown[0] != held and pressed.piece == held
+            assert pressed.count <= first.count  # pressing hold only takes choices away
+
+
+def test_sampled_entries_equal_the_search(table):
+    keys = [*random.Random(54).sample(sorted(table), 3), _hardest(table, True), _hardest(table, False)]
+    for key in keys:
+        # placements tying for the best may differ (the held piece's or the other's), the counts may not
+        stored, searched = table[key], later_start.compute(key, RULES)
+        counts = [(first.count, (pressed or first).count) for first, pressed in (stored, searched)]
+        assert counts[0] == counts[1], later_start.format_line(key, stored)
+
+
+def _count_by_single_searches(key: later_start.Key, answer: opening.Answer) -> int:
+    """The futures from which the single-queue solver finds a PC after `answer`'s placement on the empty field: the
+    held piece placed (the one in play goes to hold) or the one in play placed (the held piece stays)."""
+    held, shown = key
+    kept = shown[0] if answer.piece == held else held
+    return sum(
+        solve(answer.mask, (*shown[1:], *future), hold=kept, rules=RULES, lines=4, verify=False).solvable
+        for future, _ in SEVEN_BAG.sequences(4, ())
+    )
+
+
+def test_the_named_placements_keep_their_counts_future_by_future(table):
+    key = _hardest(table, True)
+    first, pressed = table[key]
+    assert first.count < opening.FUTURES
+    assert _count_by_single_searches(key, first) == first.count
+    assert _count_by_single_searches(key, pressed) == pressed.count
+
+
+def _position(key: later_start.Key, spent: bool) -> tuple:
+    held, shown = key
+    if spent:  # hold pressed: the held piece in play, the one that was in play held
+        return (0, held, list(shown[1:]), shown[0], (), SEVEN_BAG, RULES, 4)
+    return (0, shown[0], list(shown[1:]), held, (), SEVEN_BAG, RULES, 4)
+
+
+def test_pc_chance_answers_from_the_table_as_the_search_does(table):
+    for key in (_hardest(table, True), _hardest(table, False)):
+        for spent in (False, True):
+            looked_up = pc_chance(*_position(key, spent), hold_spent=spent)
+            searched = pc_chance(*_position(key, spent), hold_spent=spent, table=False)
+            assert looked_up.chance == searched.chance and not looked_up.approximate, (key, spent)
+            first, pressed = table[key]
+            assert round(looked_up.chance * opening.FUTURES) == (pressed or first if spent else first).count
+            best = looked_up.best_placement
+            assert best is not None and best.hold == (not spent and best.piece != key[1][0])
+
+
+def test_other_rules_and_other_positions_are_not_answered_by_it(table):
+    key = _hardest(table, True)
+    held, shown = key
+    assert later_start.lookup(shown, held, RULES, False) == table[key][0]
+    assert later_start.lookup(shown, held, opening.RULES["nrs-180"], False) is None  # no table of its own
+    missing = next(p for p in Piece if p not in shown)
+    assert later_start.lookup(shown, missing, RULES, False) is None  # the opening table's question
+    assert later_start.lookup((*shown[:5], shown[0]), held, RULES, False) is None  # not a bag's last six
+
+
+@pytest.fixture
+def app(app):
+    """conftest's app, with the AI worker in a thread."""
+    from tests.players import use_thread_worker
+
+    return use_thread_worker(app)
+
+
+def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table):
+    """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
+    pieces dealt, one of them held from the bag before. The player reads the panel, makes a mistake and takes it
+    back (the same panel again), then presses hold on its own where the panel says to place the piece in play (the
+    panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every chance shown
+    is the table's and the search's."""
+    from game.board import Board
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+    from ui.play_state import StartPosition
+
+    key = _hardest(table, True)
+    held, shown = key
+    first, pressed = table[key]
+    assert pressed.count < first.count
+    start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=())
+    keys, scene = pc_practice(app, 1, start)
+    coach, game = scene.coach, scene.game
+
+    def advised() -> bool:
+        return pc_answered(coach) and coach.pc_panel().first_move is not None
+
+    def searched() -> float:
+        s = snapshot_of(game)
+        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
+        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
+
+    try:
+        assert run_until(app, advised)
+        assert game.board.bits == 0 and game.hold == held and not game.hold_used
+        panel = coach.pc_panel()
+        assert round(panel.chance * opening.FUTURES) == first.count and panel.chance == searched()
+        assert panel.chance_text == f"PC chance {100 * first.count / opening.FUTURES:.0f}%"
+        move = panel.first_move
+        assert not move.hold and (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
+        keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
+        assert run_until(app, advised)
+        assert coach.pc_panel().chance == panel.chance and coach.pc_panel().advice == panel.advice
+        keys.pending = [Button.HOLD]  # hold pressed on its own, against the advice
+        assert run_until(app, lambda: keys.idle and game.hold_used)
+        assert run_until(app, advised)
+        after = coach.pc_panel()
+        assert round(after.chance * opening.FUTURES) == pressed.count and after.chance == searched()
+        move = after.first_move
+        assert not move.hold and (move.placement.piece, move.placement.mask) == (held, pressed.mask)
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert game.board.bits == pressed.mask and game.hold == shown[0]
+        assert run_until(app, lambda: pc_answered(coach))
+        assert coach.pc_panel().chance == searched()  # the next bag's first piece is shown now
+    finally:
+        app.scenes.pop()
