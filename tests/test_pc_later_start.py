@@ -6,6 +6,7 @@ a player who follows it one key at a time, with a mistake taken back and hold pr
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +38,21 @@ def _hardest(table: dict, pressed: bool) -> later_start.Key:
     )
 
 
-def test_the_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(table):
+# the rule sets with a table shipped (ai/pc/later-start_<name>.txt.gz)
+SHIPPED = sorted(
+    path.name.removeprefix("later-start_").removesuffix(".txt.gz")
+    for path in Path(later_start.__file__).parent.glob("later-start_*.txt.gz")
+)
+
+
+def test_the_default_rules_table_is_shipped():
+    assert "srs-180" in SHIPPED and set(SHIPPED) <= set(opening.RULES)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name):
+    """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
+    table = later_start.load_table(later_start.path(name), opening.RULES[name])
     assert set(table) == set(later_start.keys())
     assert len(table) == 30_240
     for (held, shown), (first, pressed) in table.items():
@@ -56,6 +71,17 @@ def test_sampled_entries_equal_the_search(table):
         stored, searched = table[key], later_start.compute(key, RULES)
         counts = [(first.count, (pressed or first).count) for first, pressed in (stored, searched)]
         assert counts[0] == counts[1], later_start.format_line(key, stored)
+
+
+@pytest.mark.parametrize("name", [name for name in SHIPPED if name != "srs-180"])
+def test_an_entry_of_each_other_table_and_its_hardest_equal_the_search(name):
+    rules = opening.RULES[name]
+    table = later_start.load_table(later_start.path(name), rules)
+    for key in (random.Random(name).choice(sorted(table)), min(table, key=lambda k: (table[k][0].count, k))):
+        counts = [
+            (first.count, (pressed or first).count) for first, pressed in (table[key], later_start.compute(key, rules))
+        ]
+        assert counts[0] == counts[1], later_start.format_line(key, table[key])
 
 
 def _count_by_single_searches(key: later_start.Key, answer: opening.Answer) -> int:
