@@ -13,6 +13,7 @@ import pytest
 from ai.pc import later_start, opening
 from ai.pc.api import solve
 from ai.pc.chance import pc_chance
+from ai.protocol import percent_text
 from game.pieces import Piece
 from game.randomizer import make_randomizer
 
@@ -174,7 +175,8 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         assert game.board.bits == 0 and game.hold == held and not game.hold_used
         panel = coach.pc_panel()
         assert round(panel.chance * opening.FUTURES) == first.count and panel.chance == searched()
-        assert panel.chance_text == f"PC chance {100 * first.count / opening.FUTURES:.0f}%"
+        assert panel.chance_text == f"PC chance {percent_text(first.count / opening.FUTURES)}"
+        assert first.count < opening.FUTURES and panel.chance_text != "PC chance 100%"  # (836 of 840: ">99%")
         move = panel.first_move
         assert not move.hold and (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
         keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back

@@ -16,6 +16,7 @@ from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.pc.field import clear_full_rows
 from ai.pc.search import searcher_for
+from ai.protocol import percent_text
 from game.pieces import ALL_PIECES, Piece
 from game.randomizer import make_randomizer
 from game.rules import Rules, SpinRule
@@ -339,7 +340,7 @@ def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None 
             entry = own[0][(*shown, *(piece for piece in ALL_PIECES if piece not in shown))]
             assert round(panel.chance * opening.FUTURES) == entry.first.count
         assert panel.chance == _searched_chance(game, 4), seed
-        assert panel.chance_text == f"PC chance {panel.chance * 100:.0f}%"
+        assert panel.chance_text == f"PC chance {percent_text(panel.chance)}"
         move = panel.first_move
         held = move.hold
         forget_searches()

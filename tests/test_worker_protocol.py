@@ -8,7 +8,18 @@ import time
 
 import pytest
 
-from ai.protocol import PcAnswer, PcRequest, Ping, Pong, Snapshot, Suggestion, SuggestRequest, WorkerFailure
+from ai.protocol import (
+    PcAnswer,
+    PcRequest,
+    Ping,
+    Pong,
+    Snapshot,
+    Suggestion,
+    SuggestRequest,
+    WorkerFailure,
+    pc_panel,
+    percent_text,
+)
 from ai.worker import READY, serve
 from game.board import Board
 from game.pieces import Piece
@@ -336,3 +347,22 @@ def test_an_aim_never_cuts_a_request_short_and_is_handled_after_it() -> None:
         assert [a.generation for a in answers] == [second] and first < second
         time.sleep(0.1)
         assert handled == ["PcRequest", "cut short", "PcRequest"]
+
+
+def test_a_chance_shown_in_whole_percent_is_never_rounded_to_certain_or_to_hopeless() -> None:
+    """836 of 840 futures is not a sure PC, and 1 of 840 is not none: the panel says so."""
+    assert [percent_text(n / 840) for n in (0, 1, 4, 5, 420, 834, 835, 836, 839, 840)] == [
+        "0%",
+        "<1%",
+        "<1%",
+        "1%",
+        "50%",
+        "99%",
+        "99%",
+        ">99%",
+        ">99%",
+        "100%",
+    ]
+    panel = pc_panel(PcAnswer(1, solvable=False, chance=836 / 840, final=True))
+    assert panel.chance_text == "PC chance >99%" and panel.chance == 836 / 840
+    assert pc_panel(PcAnswer(1, solvable=False, chance=1.0, final=True)).chance_text == "PC chance 100%"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import pygame
 
+from ai.protocol import percent_text
 from game.board import Board
 from game.events import Locked
 from game.pieces import Piece
@@ -316,7 +317,7 @@ class SetupPracticeScene(PlayScene):
             found = self._entry_of(key)
             name = found[0].name.split(": ", 1)[-1] + (" (mirror)" if found[1] else "") if found else key
             mark = "> " if key == self.target.key else ""
-            lines.append(f"{number} {chance * 100:.0f}% {mark}{name}")  # the chance first: a wrapped name keeps it
+            lines.append(f"{number} {percent_text(chance)} {mark}{name}")  # the chance first: a wrapped name keeps it
         lines.append("1-9 pick · Tab best")
         return lines
 
