@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from ai.pc import opening, seconds
+from ai.pc import later_start, opening, seconds
 from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.pc.field import clear_full_rows
@@ -449,7 +449,8 @@ def test_the_missing_piece_held_at_a_later_pc_is_answered_as_the_search_answers_
         question = _held_back(order)
         assert opening.lookup(**question) == entry.first
         assert opening.lookup(**{**question, "hold_spent": True}) == entry.held
-        assert opening.lookup(**{**question, "hold": order[2]}) is None  # a held piece the bag deals again
+        again = {**question, "hold": order[2]}  # a held piece the bag deals again: the later-start table's question
+        assert opening.lookup(**again) == later_start.lookup(order[1:7], order[2], SRS, False) is not None
         args = (0, order[1], list(order[2:7]), order[0], (), SEVEN_BAG, SRS, 4)
         looked_up = pc_chance(*args)
         searched = pc_chance(*args, table=False)

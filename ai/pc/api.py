@@ -212,16 +212,18 @@ def percent(
 def warm_up(rules: Rules | None = None) -> None:
     """Load the compiled kernels (ai.pc.jit_tiling, ai.pc.jit_placements, ai.pc.jit_search, ai.pc.jit_trie; numba
     compiles them on the first run after an install and caches them) by solving small problems, and read the
-    opening tables (ai.pc.opening, ai.pc.seconds), so the first real question does not pay for either.
+    opening tables (ai.pc.opening, ai.pc.seconds, ai.pc.later_start; with `rules`, the worth of an empty field's
+    placements too: ai.pc.seconds.first_placement_worth), so the first real question does not pay for either.
     `rules`: read the tables of these rules only (see ai.pc.opening.load_all, ai.pc.seconds.load_all); None: all."""
     from ai.pc import later_start, opening, seconds
     from ai.pc.tiling import tileable
 
     opening.load_all(rules)
     seconds.load_all(rules)
+    for each in [rules] if rules is not None else opening.RULES.values():
+        later_start.load(each)
     if rules is not None:
         seconds.first_placement_worth(rules)  # the whole table after a first placement, read for the live chance
-        later_start.load(rules)
     solve(0, [Piece.I, Piece.J, Piece.L, Piece.O, Piece.S, Piece.T, Piece.Z, Piece.I, Piece.J, Piece.L], verify=False)
     solve(
         0,
