@@ -57,6 +57,12 @@ def _interrupt(script: str, *argv: str, ready: str, way: str = "ctrl-c") -> tupl
             process.wait()
 
 
+def _assert_stopped_cleanly(status: int, err: str, left: list[str]) -> None:
+    """Status 130, no process left, one line on stderr and no traceback."""
+    assert status == 130 and left == [], (err, left)
+    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+
+
 @pytest.mark.parametrize("way", sorted(WAYS))
 def test_stopping_the_second_position_generator_keeps_the_groups_it_had(tmp_path, way: str) -> None:
     shipped = seconds.load_table(seconds.SECONDS.path("srs-180"), RULES)
@@ -68,8 +74,7 @@ def test_stopping_the_second_position_generator_keeps_the_groups_it_had(tmp_path
     out = tmp_path / "seconds.txt.gz"
     seconds.write_table(out, RULES, [seconds.format_line(*key, answer) for key, answer in kept.items()])
     status, err, left = _interrupt("make_seconds_table.py", "--out", str(out), ready="to search", way=way)
-    assert status == 130 and left == [], (err, left)
-    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    _assert_stopped_cleanly(status, err, left)
     assert "stopped: 3 of 162 groups" in err, err
     assert dict(seconds.load_table(out, RULES)) == kept  # (none finishes in that second: 0.5-2 CPU min each)
 
@@ -81,8 +86,7 @@ def test_stopping_the_opening_table_generator_saves_what_it_had(tmp_path, way: s
     out = tmp_path / "opening.txt"
     opening.write_table(out, RULES, [opening.format_entry(shipped[order]) for order in orders])
     status, err, left = _interrupt("make_opening_table.py", "--update", "--out", str(out), ready="0/5040", way=way)
-    assert status == 130 and left == [], (err, left)
-    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    _assert_stopped_cleanly(status, err, left)
     assert "stopped:" in err and "--update goes on" in err, err
     saved = opening.load_table(out, RULES)
     assert set(saved) >= set(orders) and all(saved[order] == shipped[order] for order in orders)
@@ -95,8 +99,7 @@ def test_stopping_the_later_start_generator_saves_what_it_had(tmp_path, way: str
     out = tmp_path / "later-start.txt.gz"
     later_start.write_table(out, RULES, [later_start.format_line(key, entry) for key, entry in kept.items()])
     status, err, left = _interrupt("make_later_start_table.py", "--update", "--out", str(out), ready="0/29240", way=way)
-    assert status == 130 and left == [], (err, left)
-    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    _assert_stopped_cleanly(status, err, left)
     assert "stopped:" in err and "--update goes on" in err, err
     saved = later_start.load_table(out, RULES)
     assert set(saved) >= set(kept) and all(saved[key] == kept[key] for key in kept)

@@ -37,7 +37,7 @@ Entry = tuple[Answer, Answer | None]  # the first answer, and with hold pressed 
 
 def keys() -> list[Key]:
     """Every position of the table: each order of the bag's last six, each of them held."""
-    return [(held, shown) for order in itertools.permutations(ALL_PIECES) for shown in [order[1:]] for held in shown]
+    return [(held, order[1:]) for order in itertools.permutations(ALL_PIECES) for held in order[1:]]
 
 
 def path(name: str) -> Path:
@@ -136,7 +136,8 @@ def compute(key: Key, rules: Rules) -> Entry:
     def answer(current: Piece, hold: Piece, spent: bool) -> Answer:
         result = pc_chance(0, current, list(shown[1:]), hold, (), bag, rules, LINES, hold_spent=spent, table=False)
         if result.approximate or result.futures != FUTURES:
-            raise RuntimeError(f"{format_line(key, (Answer(0, held, 0), None))}: no exact chance over {FUTURES}")
+            text = "".join(piece.name for piece in shown)
+            raise RuntimeError(f"{held.name} held, {text} shown: no exact chance over {FUTURES} futures")
         best = result.best_placement
         return Answer(round(result.chance * FUTURES), best.piece, best.mask) if best else Answer(0, current, 0)
 
