@@ -2,7 +2,7 @@
 position with a piece held from the bag before, for every order of a bag's last six pieces and each of them held
 (30,240 positions; see ai.pc.later_start), with the project's own search (ai.pc.chance.pc_chance).
 
-    python scripts/make_later_start_table.py [--rules srs-180] [--jobs 2]   # about 1.5 CPU hours (default rules)
+    python scripts/make_later_start_table.py [--rules srs-180] [--jobs 2]   # ~36 CPU min (default rules)
     python scripts/make_later_start_table.py --update      # go on after a run that was stopped (it saves as it goes)
     python scripts/make_later_start_table.py --check 20    # recompute 20 random entries and compare; 1 if any differ
 
@@ -34,11 +34,6 @@ def _compute(job: tuple) -> str:
     return f"{line}\t# {1000 * (time.thread_time() - started):.0f} ms"
 
 
-def _counts(entry: later_start.Entry) -> tuple[int, int]:
-    first, pressed = entry
-    return first.count, (pressed or first).count
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -54,7 +49,7 @@ def main() -> int:
     if args.check:
         wrong = 0
         for key in random.Random().sample(sorted(table), min(args.check, len(table))):
-            stored, computed = _counts(table[key]), _counts(later_start.compute(key, rules))
+            stored, computed = later_start.counts(table[key]), later_start.counts(later_start.compute(key, rules))
             wrong += stored != computed
             print(f"{later_start.format_line(key, table[key])}: stored {stored}, searched {computed}")
         print("all equal" if not wrong else f"{wrong} differ")

@@ -25,7 +25,18 @@ import threading
 from functools import cache
 from pathlib import Path
 
-from ai.pc.opening import FUTURES, LINES, RULES, Answer, rules_key, table_name, write_whole
+from ai.pc.opening import (
+    FUTURES,
+    LINES,
+    RULES,
+    Answer,
+    answer_text,
+    order_text,
+    parse_answer,
+    rules_key,
+    table_name,
+    write_whole,
+)
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
 
@@ -44,25 +55,25 @@ def path(name: str) -> Path:
     return Path(__file__).with_name(f"later-start_{name}.txt.gz")
 
 
-def _text(answer: Answer | None) -> str:
-    return "- - -" if answer is None else f"{answer.count} {answer.piece.name} {answer.mask:#x}"
-
-
 def format_line(key: Key, entry: Entry) -> str:
+    """A table line (the answers written as the opening table's)."""
     held, shown = key
-    return f"{held.name} {''.join(p.name for p in shown)} {_text(entry[0])} {_text(entry[1])}"
-
-
-def _answer(count: str, piece: str, mask: str) -> Answer | None:
-    return None if count == "-" else Answer(int(count), Piece[piece], int(mask, 16))
+    return f"{held.name} {order_text(shown)} {answer_text(entry[0])} {answer_text(entry[1])}"
 
 
 def parse_line(line: str) -> tuple[Key, Entry]:
     held, shown, *fields = line.split()
-    first = _answer(*fields[:3])
+    first = parse_answer(*fields[:3])
     if first is None or len(fields) != 6:
         raise ValueError(f"later-start table line without its answers: {line!r}")
-    return (Piece[held], tuple(Piece[c] for c in shown)), (first, _answer(*fields[3:6]))
+    return (Piece[held], tuple(Piece[c] for c in shown)), (first, parse_answer(*fields[3:6]))
+
+
+def counts(entry: Entry) -> tuple[int, int]:
+    """The futures kept as the position is and with hold pressed: what two makings of a table must agree on (the
+    placements tying for the best may differ)."""
+    first, pressed = entry
+    return first.count, (pressed or first).count
 
 
 def write_table(out: Path, rules: Rules, lines: list[str]) -> None:
@@ -136,8 +147,7 @@ def compute(key: Key, rules: Rules) -> Entry:
     def answer(current: Piece, hold: Piece, spent: bool) -> Answer:
         result = pc_chance(0, current, list(shown[1:]), hold, (), bag, rules, LINES, hold_spent=spent, table=False)
         if result.approximate or result.futures != FUTURES:
-            text = "".join(piece.name for piece in shown)
-            raise RuntimeError(f"{held.name} held, {text} shown: no exact chance over {FUTURES} futures")
+            raise RuntimeError(f"{held.name} held, {order_text(shown)} shown: no exact chance over {FUTURES} futures")
         best = result.best_placement
         return Answer(round(result.chance * FUTURES), best.piece, best.mask) if best else Answer(0, current, 0)
 

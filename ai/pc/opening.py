@@ -146,26 +146,26 @@ def order_text(order: tuple[Piece, ...]) -> str:
     return "".join(piece.name for piece in order)
 
 
-def _answer_text(answer: Answer | None) -> str:
+def answer_text(answer: Answer | None) -> str:
     return "- - -" if answer is None else f"{answer.count} {answer.piece.name} {answer.mask:#x}"
 
 
 def format_entry(entry: Entry) -> str:
     answers = (entry.first, entry.second, entry.held)
-    return " ".join([order_text(entry.order), *(_answer_text(answer) for answer in answers)])
+    return " ".join([order_text(entry.order), *(answer_text(answer) for answer in answers)])
 
 
-def _parse_answer(count: str, piece: str, mask: str) -> Answer | None:
+def parse_answer(count: str, piece: str, mask: str) -> Answer | None:
     return None if count == "-" else Answer(int(count), Piece[piece], int(mask, 16))
 
 
 def parse_entry(line: str) -> Entry:
     order, *fields = line.split()
-    first = _parse_answer(*fields[:3])
+    first = parse_answer(*fields[:3])
     if first is None:
         raise ValueError(f"opening table line without a first answer: {line!r}")
-    held = _parse_answer(*fields[6:9]) if len(fields) >= 9 else None
-    return Entry(tuple(Piece[c] for c in order), first, _parse_answer(*fields[3:6]), held)
+    held = parse_answer(*fields[6:9]) if len(fields) >= 9 else None
+    return Entry(tuple(Piece[c] for c in order), first, parse_answer(*fields[3:6]), held)
 
 
 def write_table(path: Path, rules: Rules, lines: list[str]) -> None:
