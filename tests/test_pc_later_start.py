@@ -130,6 +130,25 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
     assert later_start.lookup((*shown[:5], shown[0]), held, RULES, False) is None  # not a bag's last six
 
 
+def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_reported(tmp_path, caplog):
+    """No table: the positions are searched, quietly (no kicks and NRS have none). A damaged file or one made under
+    other rules: the same, and damage says so in the log."""
+    lines = [later_start.format_line(key, later_start.compute(key, RULES)) for key in later_start.keys()[:1]]
+    made = tmp_path / "made.txt.gz"
+    later_start.write_table(made, RULES, lines)
+    assert len(later_start.load_table(made, RULES)) == 1
+    assert later_start.load_table(made, opening.RULES["srs"]) == {}
+    damaged = tmp_path / "damaged.txt.gz"
+    damaged.write_bytes(made.read_bytes()[:-9])
+    with caplog.at_level("WARNING", logger="ai.pc.later_start"):
+        assert later_start.load_table(tmp_path / "missing.txt.gz", RULES) == {}
+        assert not caplog.records
+        assert later_start.load_table(damaged, RULES) == {}
+        assert [record.message.split(":")[0] for record in caplog.records] == [
+            "later-start table damaged.txt.gz not used"
+        ]
+
+
 @pytest.fixture
 def app(app):
     """conftest's app, with the AI worker in a thread."""

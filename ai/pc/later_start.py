@@ -89,7 +89,14 @@ def load_table(source: Path, rules: Rules) -> dict[Key, Entry]:
     """A table file's entries, or {} when it is missing, unreadable or made under other rules than `rules` (then
     these positions are searched, as any other)."""
     try:
-        text = gzip.decompress(source.read_bytes()).decode().splitlines()
+        data = source.read_bytes()
+    except FileNotFoundError:  # not made for these rules (yet): every such position is searched
+        return {}
+    except OSError as error:
+        _log.warning("later-start table %s not used: %s", source.name, error)
+        return {}
+    try:
+        text = gzip.decompress(data).decode().splitlines()
         if f"# rules {rules_key(rules)}" not in text:
             return {}
         return dict(parse_line(line) for line in text if line and not line.startswith("#"))
