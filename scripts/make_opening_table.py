@@ -7,6 +7,8 @@ every 7-bag game, one line per order of the first bag, with the project's own se
     python scripts/make_opening_table.py --check 20     # recompute 20 random entries and compare; exit 1 if any differ
     python scripts/make_opening_table.py --rules nrs-180 --first-only   # each order's first answer alone (--update
                                                         # later adds the others to the orders that lack them)
+    python scripts/make_opening_table.py --rules none-180 --update --no-second   # add the hold-pressed answers
+                                                        # only (the table after a first placement has the rest)
 
 The positions (see ai.pc.opening): empty field, 4 lines, hold empty and not pressed, the first piece in play and
 the next five shown, so the bag's seventh piece is known and the four pieces after it (840 futures) are not; then
@@ -36,9 +38,9 @@ from scripts.stopping import leave_stopping_to_the_main_process, stop_cleanly_on
 
 
 def _compute(job: tuple) -> tuple[tuple, str]:
-    order, name, keep, first_only = job
+    order, name, keep, first_only, second = job
     started = time.thread_time()
-    entry = opening.compute_entry(order, opening.RULES[name], keep, first_only)
+    entry = opening.compute_entry(order, opening.RULES[name], keep, first_only, second)
     return order, f"{opening.format_entry(entry)}\t# {1000 * (time.thread_time() - started):.0f} ms"
 
 
@@ -55,6 +57,11 @@ def main() -> int:
         action="store_true",
         help="search only the first position's answer of the orders not kept (the others are searched live)",
     )
+    parser.add_argument(
+        "--no-second",
+        action="store_true",
+        help="no answer for the position after the first placement (ai.pc.seconds' table answers it)",
+    )
     args = parser.parse_args()
     rules = opening.RULES[args.rules]
     out = args.out or opening.table_path(args.rules)
@@ -64,8 +71,10 @@ def main() -> int:
         wrong = 0
         for order in random.Random().sample(orders, args.check):
             stored = table.get(order)
-            # an entry made first-only is checked as made
-            entry = opening.compute_entry(order, rules, first_only=stored is not None and stored.held is None)
+            # an entry made first-only, or without the second answer, is checked as made
+            first_only = stored is not None and stored.held is None
+            without_second = stored is not None and stored.second is None
+            entry = opening.compute_entry(order, rules, first_only=first_only, second=not without_second)
             counts = [
                 (e.first.count, e.second and e.second.count, e.held and e.held.count)
                 for e in (stored, entry)
@@ -84,7 +93,7 @@ def main() -> int:
     kept = opening.load_table(out, rules) if args.update else {}
     stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the orders finished are saved, then the workers stopped
     with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=200) as pool:
-        jobs = [(order, args.rules, kept.get(order), args.first_only) for order in orders]
+        jobs = [(order, args.rules, kept.get(order), args.first_only, not args.no_second) for order in orders]
         try:
             for i, (order, line) in enumerate(pool.imap(_compute, jobs, chunksize=8)):
                 done[order] = line.split("\t#")[0]

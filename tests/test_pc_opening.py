@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -38,7 +39,9 @@ def table():
 
 
 # tables made first-only (scripts/make_opening_table.py --first-only) where the other answers cost seconds each to
-# search: every order has its first answer, some have the others too (an entry is whole or first-only)
+# search: every order has its first answer, some have the others too (an entry is whole or first-only), and the
+# answer with hold pressed was added later without the second position's (--no-second: the table after a first
+# placement, ai.pc.seconds.SECONDS, answers that one under these rules)
 FIRST_ONLY = {"none-180", "nrs-180"}
 
 
@@ -57,7 +60,10 @@ def test_the_shipped_tables_are_whole_and_made_under_todays_rules(name):
             continue
         # the second position is there exactly when the first advice plays the piece in play without hold
         no_hold = entry.first.piece == entry.order[0] and clear_full_rows(entry.first.mask, 4)[1] == 0
-        assert (entry.second is not None) == (no_hold and entry.first.count > 0)
+        if name in FIRST_ONLY and entry.second is None:  # made without the second answer (--no-second)
+            assert seconds.SECONDS.path(name).exists()  # (whole: tests/test_pc_seconds.py)
+        else:
+            assert (entry.second is not None) == (no_hold and entry.first.count > 0)
         assert entry.held is not None and entry.held.piece == entry.order[1]
         assert entry.held.count <= entry.first.count
         if entry.first.piece == entry.order[1]:  # advice to hold: pressing it keeps the advice
@@ -142,7 +148,8 @@ OTHER_TABLES = ("srs-180", "srsplus-180", "srsplus", "none-180", "nrs-180")
 @pytest.mark.parametrize("name", OTHER_TABLES)
 def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_future(name):
     """One random entry of each other table (seeded by its name): its first-position count is the search's, and the
-    single-queue solver, future by future, wins as many with the placement it names."""
+    single-queue solver, future by future, wins as many with the placement it names; the same for the answer with
+    hold pressed of a random entry that has one."""
     rules = opening.RULES[name]
     table = opening.load_table(opening.table_path(name), rules)
     order = random.Random(name).choice(ORDERS)
@@ -150,11 +157,20 @@ def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_
     computed = opening.compute_entry(order, rules, first_only=True)
     assert computed.first.count == stored.first.count, opening.order_text(order)
     assert _count_by_single_searches(0, order, 0, stored.first, rules=rules) == stored.first.count
+    # one with an answer for hold pressed there (first-only tables have it for some orders: --update --no-second),
+    # searched alone
+    order = random.Random(name).choice([order for order in ORDERS if table[order].held is not None])
+    stored = table[order]
+    assert stored.held is not None
+    held = opening.compute_entry(order, rules, keep=replace(stored, held=None), second=False).held
+    assert held is not None and held.count == stored.held.count, opening.order_text(order)
+    assert _count_by_single_searches(0, order, 1, stored.held, held=order[0], rules=rules) == stored.held.count
 
 
 def test_a_first_only_entry_is_the_whole_entrys_first_answer_and_update_completes_it(table):
     """scripts/make_opening_table.py --first-only searches an order's first answer alone (for rules where the
-    others cost seconds each); --update then searches the others of such an entry. Counts are compared with the
+    others cost seconds each); --update then searches the others of such an entry (with --no-second, the one with
+    hold pressed alone). Counts are compared with the
     shipped entry: where placements tie, the search (its caches warm from the call before) may name another."""
     order = _order("IJLOSTZ")
     shipped = table[order]
@@ -162,6 +178,9 @@ def test_a_first_only_entry_is_the_whole_entrys_first_answer_and_update_complete
     assert first.second is None and first.held is None and first.first.count == shipped.first.count
     assert opening.parse_entry(opening.format_entry(first)) == first
     assert opening.compute_entry(order, SRS, keep=first, first_only=True) is first
+    without_second = opening.compute_entry(order, SRS, keep=first, second=False)  # --update --no-second
+    assert without_second.first == first.first and without_second.second is None
+    assert without_second.held is not None and without_second.held.count == shipped.held.count
     whole = opening.compute_entry(order, SRS, keep=first)
     assert whole.first == first.first
     assert whole.held is not None and whole.held.count == shipped.held.count
@@ -297,13 +316,16 @@ def _searched_chance(game, lines: int) -> float:
     return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
 
 
-def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None = None) -> bool | None:
+def _play_the_first_two_positions(
+    app, seed: int, own: tuple[dict, list] | None = None, against: bool = False
+) -> bool | None:
     """Start a PC-practice game, follow the panel for one piece, compare each chance shown with the search.
     Whether the first advice was to hold; None when the first position shows a 2-line PC from the pieces shown
     (not the table's question). With `own` (an opening table of the settings' rules, and the `searched` fixture's
     list): the first chance is that table's count, looked up (the worker searched nothing), and so are the one after
     hold is pressed and the next position's where the table holds them (a first-only entry holds neither; the next
-    position may be in the table after a first placement, ai.pc.seconds, instead)."""
+    position may be in the table after a first placement, ai.pc.seconds, instead). `against`: hold is pressed on
+    its own even where the advice was to place the piece in play (the table's answer with hold pressed)."""
     from game.executor import KeyExecutor
     from game.handling import Button
     from tests.players import pc_answered, pc_practice, run_until
@@ -344,19 +366,26 @@ def _play_the_first_two_positions(app, seed: int, own: tuple[dict, list] | None 
         move = panel.first_move
         held = move.hold
         forget_searches()
-        if held:  # hold pressed on its own, then the panel is read again
+        if held or against:  # hold pressed on its own, then the panel is read again
             keys.pending = [Button.HOLD]
             assert run_until(app, lambda: keys.idle and game.hold_used)
             assert run_until(app, lambda: final() and coach.pc_panel().first_move is not None)
             looked_up(entry is not None and entry.held is not None)
-            assert coach.pc_panel().chance == panel.chance == _searched_chance(game, 4), seed
+            pressed = coach.pc_panel()
+            assert pressed.chance == _searched_chance(game, 4), seed
+            assert pressed.chance_text == f"PC chance {percent_text(pressed.chance)}"
+            if entry is not None and entry.held is not None:
+                assert round(pressed.chance * opening.FUTURES) == entry.held.count
+            if held:  # pressing it was the advice: the advice stands
+                assert pressed.chance == panel.chance
             forget_searches()
-            move = coach.pc_panel().first_move
+            move = pressed.first_move
             assert not move.hold
         keys.executor = KeyExecutor(move.keys)  # one key per tick
         assert run_until(app, lambda: game.stats.pieces == 1)
         assert run_until(app, final)
-        if not held:  # the next position: the entry's second answer, else the table after a first placement's
+        # the next position: the entry's second answer, else the table after a first placement's
+        if not held and not against:
             now = snapshot_of(game)
             after = seconds.lookup(game.board.bits, move.placement.piece, (now.current, *now.queue[:5]), game.rules)
             table_holds = entry is not None and (entry.second is not None or after is not None)
@@ -395,6 +424,8 @@ def test_a_player_under_no_kicks_or_nrs_starting_pc_practice_sees_its_own_tables
     assert app.settings.rules.rotation == rotation
     table = opening.load_table(opening.table_path(name), rules)
     assert any(_play_the_first_two_positions(app, seed, (table, searched)) is not None for seed in range(1, 20))
+    # and a player who presses hold there on their own, against the advice: the table's answer with hold pressed
+    assert any(_play_the_first_two_positions(app, seed, (table, searched), True) is False for seed in range(1, 20))
 
 
 def test_hold_pressed_at_the_first_position_is_answered_as_the_search_answers_it(table):

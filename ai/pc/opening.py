@@ -39,7 +39,8 @@ FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # table after a first placement (ai.pc.seconds.SECONDS) and the held one (HELD); its other positions are
 # bounded by SRS+ with 180's tables. No kicks and NRS, both with 180 turns (the settings' default for them), have
 # opening tables made first-only (`compute_entry`): every order's first answer (a game's first position took up to
-# 1.5 s without kicks and 6.3 s under NRS searched), the other two for some orders. Both have the whole table after
+# 1.5 s without kicks and 6.3 s under NRS searched), the other two for some orders, and the one with hold pressed
+# for more (made `--no-second`: the table after a first placement answers the second). Both have the whole table after
 # a first placement (SECONDS); the rest of no kicks' positions are bounded by SRS with 180's tables, and NRS's are
 # searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks without 180 turns by plain SRS's,
 # NRS without them by NRS with them) or searched. The order matters there: the first that includes a rule set
@@ -306,10 +307,18 @@ def _later_start(
     return later_start.lookup(shown, Piece(hold), rules, hold_spent)
 
 
-def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = None, first_only: bool = False) -> Entry:
+def compute_entry(
+    order: tuple[Piece, ...],
+    rules: Rules,
+    keep: Entry | None = None,
+    first_only: bool = False,
+    second: bool = True,
+) -> Entry:
     """The entry for this bag order under these rules, searched (what the table stores); with `keep`, its
     answers are kept and only the missing ones are searched. `first_only`: the first answer alone (a game's first
-    position, the one every game meets), the others left to the search, for rules where they cost seconds each."""
+    position, the one every game meets), the others left to the search, for rules where they cost seconds each.
+    `second` False: no answer for the position after the first placement (the table after a first placement,
+    ai.pc.seconds.SECONDS, answers it where these rules have it whole; under no kicks it cost seconds each)."""
     from ai.pc.chance import pc_chance
     from ai.pc.field import clear_full_rows
     from game.randomizer import make_randomizer
@@ -330,12 +339,13 @@ def compute_entry(order: tuple[Piece, ...], rules: Rules, keep: Entry | None = N
     first = keep.first if keep is not None else answer(0, order[0], order[1:6], None, (order[6],))
     if first_only:
         return keep or Entry(tuple(order), first, None, None)
-    second = keep.second if keep is not None else None
-    if second is None and first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0:
-        second = answer(first.mask, order[1], order[2:7], None, ())  # (kept without it: made first-only)
+    after = keep.second if keep is not None else None
+    played = first.count and first.piece == order[0] and clear_full_rows(first.mask, LINES)[1] == 0
+    if after is None and second and played:
+        after = answer(first.mask, order[1], order[2:7], None, ())  # (kept without it: made first-only)
     held = keep.held if keep is not None else None
     if held is None:
         # advice to hold and place the second piece: once hold is pressed only that piece's placements are left,
         # and the best of them was the best of all, so the advice stands as it is
         held = first if first.piece == order[1] else answer(0, order[1], order[2:7], order[0], ())
-    return Entry(tuple(order), first, second, held)
+    return Entry(tuple(order), first, after, held)
