@@ -126,6 +126,9 @@ GROUPS = (
     "held",
     "holding",
     "later-start",
+    "later-firsts",
+    "later-firsts-nokicks",
+    "later-firsts-nrs",
     "wander",
     "wander-srs",
     "wander-srsplus",
@@ -360,6 +363,9 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "held": lambda: _seconds_group("held"),
         "holding": lambda: _seconds_group("holding"),
         "later-start": _later_start_group,
+        "later-firsts": _later_firsts_group,
+        "later-firsts-nokicks": lambda: _later_firsts_group("none-180"),
+        "later-firsts-nrs": lambda: _later_firsts_group("nrs-180"),
         "wander": _wander_group,
         "wander-srs": lambda: _wander_group(rules_name="srs"),
         "wander-srsplus": lambda: _wander_group(rules_name="srsplus-180"),
@@ -569,6 +575,9 @@ CHANCE_GROUPS = (
     "held",
     "holding",
     "later-start",
+    "later-firsts",
+    "later-firsts-nokicks",
+    "later-firsts-nrs",
     *WANDERS,
     "spots",
     "spots-srs",
@@ -879,6 +888,44 @@ def _later_start_group() -> dict:
             search.append(timed(*args, hold_spent=spent, table=False))
             ids.append(ident)
     return {"times": times, "solvable": len(times), "ids": ids, "search": search}
+
+
+LATER_FIRSTS = 300  # random later PCs' first positions: any bag offset, any piece held or none
+
+
+def _later_firsts_group(rules_name: str = "srs-180") -> dict:
+    """Later PCs' first positions at random (seeded): empty field, the piece in play at any place in its bag, any
+    piece in hold or none, and, with a piece held, hold pressed there for about a third; the live chance as the
+    worker asks it (tables on, caches cleared before each). Ids: bag offset (pieces of the bag dealt before the
+    piece in play), hold (`-`: none), `/h` where hold is pressed, then the piece in play and the previews."""
+    from ai.pc.chance import pc_chance
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
+    from game.pieces import ALL_PIECES
+    from game.randomizer import make_randomizer
+
+    rules = rules_named(rules_name)
+    _warm_up(rules)
+    bag = make_randomizer("7bag", 0)
+    rng = random.Random(55)
+    times: list[float] = []
+    ids: list[str] = []
+    for _ in range(LATER_FIRSTS):
+        stream = bag_stream(rng.randrange(1 << 30), 4)
+        offset = rng.randrange(7)
+        at = 7 + offset  # the piece in play: the second bag's, `offset` of it dealt before
+        hold = rng.choice([None, *ALL_PIECES])
+        spent = hold is not None and rng.random() < 1 / 3
+        current, queue = stream[at], list(stream[at + 1 : at + 1 + PREVIEWS])
+        if spent:  # hold pressed: the held piece in play, the one that was in play held
+            current, hold = hold, current
+        clear_caches()
+        settle()
+        started = time.thread_time()
+        pc_chance(0, current, queue, hold, bag_state(stream, at + 1 + PREVIEWS), bag, rules, 4, hold_spent=spent)
+        times.append((time.thread_time() - started) * 1000)
+        held = "-" if hold is None else hold.name
+        ids.append(f"o{offset}{held}{'/h' if spent else ''}:{current.name}{''.join(p.name for p in queue)}")
+    return {"times": times, "solvable": len(times), "ids": ids}
 
 
 def _patterns_group() -> dict:
