@@ -170,8 +170,8 @@ def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_
 def test_a_first_only_entry_is_the_whole_entrys_first_answer_and_update_completes_it(table):
     """scripts/make_opening_table.py --first-only searches an order's first answer alone (for rules where the
     others cost seconds each); --update then searches the others of such an entry (with --no-second, the one with
-    hold pressed alone). Counts are compared with the
-    shipped entry: where placements tie, the search (its caches warm from the call before) may name another."""
+    hold pressed alone). Counts are compared with the shipped entry: where placements tie, the search (its caches
+    warm from the call before) may name another."""
     order = _order("IJLOSTZ")
     shipped = table[order]
     first = opening.compute_entry(order, SRS, first_only=True)
@@ -378,6 +378,8 @@ def _play_the_first_two_positions(
                 assert round(pressed.chance * opening.FUTURES) == entry.held.count
             if held:  # pressing it was the advice: the advice stands
                 assert pressed.chance == panel.chance
+            else:  # pressing it takes choices away (the position before offered this one's placements too)
+                assert pressed.chance <= panel.chance
             forget_searches()
             move = pressed.first_move
             assert not move.hold
