@@ -33,18 +33,17 @@ _log = logging.getLogger(__name__)
 
 LINES = 4
 FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
-# the rules there are tables for, by name (file opening_<name>.txt beside this module): SRS with 180 is the
-# game's default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice;
-# those three have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table, the
-# table after a first placement (ai.pc.seconds.SECONDS) and the held one (HELD); its other positions are
-# bounded by SRS+ with 180's tables. No kicks and NRS, both with 180 turns (the settings' default for them), have
-# opening tables made first-only (`compute_entry`): every order's first answer (a game's first position took up to
-# 1.5 s without kicks and 6.3 s under NRS searched), the other two for some orders, and the one with hold pressed
-# for more (made `--no-second`: the table after a first placement answers the second). Both have the whole table after
-# a first placement (SECONDS); the rest of no kicks' positions are bounded by SRS with 180's tables, and NRS's are
-# searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks without 180 turns by plain SRS's,
-# NRS without them by NRS with them) or searched. The order matters there: the first that includes a rule set
-# bounds it.
+# the rules there are tables for, by name (file opening_<name>.txt beside this module): SRS with 180 is the game's
+# default, SRS without it the solvers' and benchmarks', SRS+ (with its 180 kicks) the other common choice; those three
+# have the second-position tables too (ai.pc.seconds). SRS+ without 180 turns has an opening table, the table after a
+# first placement (ai.pc.seconds.SECONDS) and the held one (HELD); its other positions are bounded by SRS+ with 180's
+# tables. No kicks and NRS, both with 180 turns (the settings' default for them), have opening tables made first-only
+# (`compute_entry`): every order's first answer (a game's first position took up to 1.5 s without kicks and 6.3 s under
+# NRS searched), the second for some orders, and the one with hold pressed for every order (added `--no-second`: the
+# table after a first placement answers the second). Both have the whole table after a first placement (SECONDS); the
+# rest of no kicks' positions are bounded by SRS with 180's tables, and NRS's are searched. Other rules are bounded by a
+# wider set's tables (`wider_rules`: no kicks without 180 turns by plain SRS's, NRS without them by NRS with them) or
+# searched. The order matters there: the first that includes a rule set bounds it.
 RULES = {
     "srs": Rules.named("srs"),
     "srs-180": Rules.named("srs", allow_180=True),
