@@ -916,7 +916,7 @@ def _later_firsts_group(rules_name: str = "srs-180") -> dict:
         hold = rng.choice([None, *ALL_PIECES])
         spent = hold is not None and rng.random() < 1 / 3
         current, queue = stream[at], list(stream[at + 1 : at + 1 + PREVIEWS])
-        if spent:  # hold pressed: the held piece in play, the one that was in play held
+        if spent and hold is not None:  # hold pressed: the held piece in play, the one that was in play held
             current, hold = hold, current
         clear_caches()
         settle()
