@@ -157,8 +157,8 @@ def test_an_entry_of_each_other_table_equals_the_search_and_the_count_future_by_
     computed = opening.compute_entry(order, rules, first_only=True)
     assert computed.first.count == stored.first.count, opening.order_text(order)
     assert _count_by_single_searches(0, order, 0, stored.first, rules=rules) == stored.first.count
-    # one with an answer for hold pressed there (first-only tables have it for some orders: --update --no-second),
-    # searched alone
+    # one with an answer for hold pressed there (a table made first-only may lack it; no kicks' and NRS's have it for
+    # every order since --update --no-second), searched alone
     order = random.Random(name).choice([order for order in ORDERS if table[order].held is not None])
     stored = table[order]
     assert stored.held is not None
