@@ -387,6 +387,18 @@ def test_the_pc_menu_plural_wording(app):
     assert record_text(PcStats("x", 1, 1, 6.0)) == "1 PC in 1 attempt (100%), 6.0 s per PC"
     assert record_text(PcStats("x", 3, 2, 4.5)) == "2 PCs in 3 attempts (67%), 4.5 s per PC"
     assert record_text(PcStats("x", 2, 0, None)) == "0 PCs in 2 attempts (0%)"
+    # one miss in 200 is not a perfect record, nor one make in 200 none
+    assert record_text(PcStats("x", 200, 199, 5.0)) == "199 PCs in 200 attempts (>99%), 5.0 s per PC"
+    assert record_text(PcStats("x", 200, 1, 5.0)) == "1 PC in 200 attempts (<1%), 5.0 s per PC"
+    from ui.menus import pc_stats_rows  # the game-over panel's record says the same
+
+    assert dict(pc_stats_rows(PcStats("x", 200, 199, 5.0)))["Success rate"] == ">99%"
+    assert pc_stats_rows(PcStats("x", 2, 0, None)) == [
+        ("Attempts", "2"),
+        ("PCs", "0"),
+        ("Success rate", "0%"),
+        ("Time per PC", "—"),
+    ]
 
 
 def test_the_pc_menu_remembers_setup_and_mirror_across_visits_and_restarts(app, tmp_path):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pygame
 
+from ai.protocol import percent_text
 from game.fumen import decode, parse_quiz
 from game.pieces import SHAPES, Piece, Rotation
 from ui import render as R
@@ -500,14 +501,7 @@ class ResultsScene(Scene):
         R.panel(surface, box)
         x, y = box.x + view.s(18), box.y + view.s(14)
         R.blit_text(surface, f"Setup: {stats.setup}", (x, y), view.font_size(28), R.TEXT)
-        per = f"{stats.seconds_per_pc:.1f} s" if stats.seconds_per_pc else "—"
-        rows = [
-            ("Attempts", f"{stats.attempts}"),
-            ("PCs", f"{stats.pcs}"),
-            ("Success rate", f"{stats.rate * 100:.0f}%"),
-            ("Time per PC", per),
-        ]
-        for i, (label, value) in enumerate(rows):
+        for i, (label, value) in enumerate(pc_stats_rows(stats)):
             rx = x + (i % 2) * view.s(190)
             ry = y + view.s(40) + (i // 2) * view.s(66)
             R.blit_text(surface, label, (rx, ry), view.font_size(22), R.DIM)
@@ -530,6 +524,17 @@ class ResultsScene(Scene):
 
 ENDING_WORDS = {"finished": "finished", "topout": "topped out", "ended": "ended"}
 _TITLES = {m.key: m.title for m in MODES}
+
+
+def pc_stats_rows(stats: PcStats) -> list[tuple[str, str]]:
+    """The game-over panel's PC-practice record, (label, value) as drawn."""
+    per = f"{stats.seconds_per_pc:.1f} s" if stats.seconds_per_pc else "—"
+    return [
+        ("Attempts", f"{stats.attempts}"),
+        ("PCs", f"{stats.pcs}"),
+        ("Success rate", percent_text(stats.rate)),
+        ("Time per PC", per),
+    ]
 
 
 def how_it_ended(record: GameRecord) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pygame
 
+from ai.protocol import percent_text
 from settings import SettingsError, change
 from ui import render as R
 from ui.menus import Item, Menu, clipboard_text, draw_messages, start_from_fumen
@@ -27,7 +28,7 @@ def record_text(stats: PcStats) -> str:
     pcs = f"{stats.pcs} PC{'' if stats.pcs == 1 else 's'}"
     attempts = f"{stats.attempts} attempt{'' if stats.attempts == 1 else 's'}"
     per = f", {stats.seconds_per_pc:.1f} s per PC" if stats.seconds_per_pc else ""
-    return f"{pcs} in {attempts} ({stats.rate * 100:.0f}%){per}"
+    return f"{pcs} in {attempts} ({percent_text(stats.rate)}){per}"
 
 
 class PCPracticeScene(Scene):
