@@ -130,6 +130,170 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
     assert later_start.lookup((*shown[:5], shown[0]), held, RULES, False) is None  # not a bag's last six
 
 
+# The kinds with more of the bag dealt before the piece in play and any piece held: two (the next bag's first piece
+# the last preview, 360 futures).
+DEALT = (later_start.TWO_DEALT,)
+
+
+@pytest.fixture(scope="module")
+def dealt_tables() -> dict:
+    return {kind: later_start.load_table(later_start.path("srs-180", kind), RULES, kind) for kind in DEALT}
+
+
+@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
+def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(kind):
+    """Shipped for the default rules, whole, and each line as the module describes it."""
+    table = later_start.load_table(later_start.path("srs-180", kind), RULES, kind)
+    assert set(table) == set(kind.keys())
+    assert len(table) == {2: 7 * 2520 * 7, 3: 840 * 42 * 7}[kind.dealt]
+    assert kind.futures == {2: 360, 3: 120}[kind.dealt]
+    for (held, shown), (first, pressed) in table.items():
+        assert first.futures == kind.futures and 0 <= first.count <= kind.futures and first.piece in (held, shown[0])
+        if pressed is None:
+            assert first.count == 0 or first.piece == held, (held, shown)
+        else:
+            assert first.piece == shown[0] != held and pressed.piece == held and pressed.futures == kind.futures
+            assert pressed.count <= first.count
+
+
+def _dealt_position(kind: later_start.Kind, key: later_start.Key, spent: bool) -> tuple:
+    held, shown = key
+    state = kind.state(shown)
+    if spent:
+        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, RULES, 4)
+    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, RULES, 4)
+
+
+@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
+def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(dealt_tables, kind):
+    """Sampled entries and the hardest ones: the table's counts are the search's; pc_chance looked up (as the worker
+    asks it) gives the search's chance, with hold pressed and without."""
+    table = dealt_tables[kind]
+    hardest = [_hardest(table, True), _hardest(table, False)]
+    for key in [*random.Random(55).sample(sorted(table), 3), *hardest]:
+        stored, searched = table[key], later_start.compute(key, RULES, kind)
+        assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
+    for key in hardest:
+        first, pressed = table[key]
+        for spent in (False, True):
+            looked_up = pc_chance(*_dealt_position(kind, key, spent), hold_spent=spent)
+            searched_chance = pc_chance(*_dealt_position(kind, key, spent), hold_spent=spent, table=False).chance
+            assert looked_up.chance == searched_chance and not looked_up.approximate, (key, spent)
+            assert looked_up.futures == kind.futures
+            assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
+
+
+@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
+def test_a_dealt_answer_is_given_only_for_its_own_positions(dealt_tables, kind):
+    table = dealt_tables[kind]
+    key = _hardest(table, True)
+    held, shown = key
+    state = kind.state(shown)
+    assert later_start.lookup(shown, held, RULES, False, state) == table[key][0]
+    other = later_start.lookup(shown, held, RULES, False, ())  # the bag's last six: at most the later-start table's
+    assert other is None or other.futures == opening.FUTURES
+    assert later_start.lookup(shown, held, RULES, False, state[1:]) is None  # another state
+    assert later_start.lookup(shown, held, opening.RULES["nrs-180"], False, state) is None  # no table of its own
+    doubled = (shown[0], *shown[:3], *shown[4:])  # the piece in play twice: not a bag's last pieces
+    assert later_start.lookup(doubled, held, RULES, False, kind.state(doubled)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [(name, later_start.LATER_START) for name in SHIPPED]
+    + [("srs-180", kind) for kind in later_start.KINDS if kind is not later_start.LATER_START],
+    ids=lambda value: getattr(value, "name", value),
+)
+def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
+    """The worker keeps a table's lines as bytes and finds a key by bisection (later_start.Lines): every entry is
+    found as the whole parse reads it, and a key of the other kind is not found."""
+    table = later_start.load_table(later_start.path(name, kind), opening.RULES[name], kind)
+    lines = later_start.Lines(later_start._body(later_start.path(name, kind), opening.RULES[name]) or b"", kind)
+    assert len(lines) == len(table) > 0
+    for key, entry in table.items():
+        assert lines.get(key) == entry, key
+    for other in later_start.KINDS:  # a key of another kind is not found
+        assert all(lines.get(key) is None for key in other.keys()[:50] if key not in table)
+
+
+# The kinds with hold empty: a bag's last six shown (2,520 futures), or its last five and the next bag's first (720).
+EMPTY_KINDS = (later_start.LATER_START_EMPTY, later_start.TWO_DEALT_EMPTY)
+
+
+@pytest.fixture(scope="module")
+def empty_tables() -> dict:
+    return {kind: later_start.load_table(later_start.path("srs-180", kind), RULES, kind) for kind in EMPTY_KINDS}
+
+
+def _hardest_with_a_pc(table: dict) -> later_start.Key:
+    """The position whose best placement keeps the fewest futures, but some."""
+    return min((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
+
+
+@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
+def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(kind):
+    """Shipped for the default rules, whole, and each line as described: the best placement is the piece in play's
+    or, hold pressed, the next one's; pressing hold with hold empty shows a new piece, another position, so there is
+    no pressed answer."""
+    table = later_start.load_table(later_start.path("srs-180", kind), RULES, kind)
+    assert set(table) == set(kind.keys())
+    assert len(table) == {1: 5_040, 2: 17_640}[kind.dealt]
+    assert kind.futures == {1: 2_520, 2: 720}[kind.dealt]
+    for (held, shown), (first, pressed) in table.items():
+        assert held is None and pressed is None and first.futures == kind.futures
+        assert 0 <= first.count <= kind.futures and first.piece in shown[:2]
+
+
+@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
+def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(empty_tables, kind):
+    table = empty_tables[kind]
+    hardest = _hardest_with_a_pc(table)
+    for key in [*random.Random(56).sample(sorted(table), 2), hardest]:
+        stored, searched = table[key], later_start.compute(key, RULES, kind)
+        assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
+    _, shown = hardest
+    position = (0, shown[0], list(shown[1:]), None, kind.state(shown), SEVEN_BAG, RULES, 4)
+    looked_up, searched_result = pc_chance(*position), pc_chance(*position, table=False)
+    assert looked_up.chance == searched_result.chance and not looked_up.approximate
+    assert looked_up.futures == kind.futures and round(looked_up.chance * kind.futures) == table[hardest][0].count
+    best = looked_up.best_placement
+    assert best is not None and best.hold == (best.piece != shown[0]) and best.piece == table[hardest][0].piece
+
+
+def test_a_hold_empty_answer_keeps_its_count_future_by_future(empty_tables):
+    """The two-dealt hold-empty table's hardest answer, checked with the single-queue solver over its 720 futures:
+    the placement as named (the piece in play's, or the next one's with the piece in play held), then any PC."""
+    kind = later_start.TWO_DEALT_EMPTY
+    table = empty_tables[kind]
+    key = _hardest_with_a_pc(table)
+    _, shown = key
+    (first, _), state = table[key], kind.state(shown)
+    assert first.count < kind.futures
+    if first.piece == shown[0]:
+        queue, kept = shown[1:], None
+    else:
+        queue, kept = shown[2:], shown[0]
+    count = sum(
+        solve(first.mask, (*queue, *future), hold=kept, rules=RULES, lines=4, verify=False).solvable
+        for future, _ in SEVEN_BAG.sequences(5, state)
+    )
+    assert count == first.count
+
+
+def test_hold_empty_answers_are_given_only_for_their_own_positions(empty_tables):
+    for kind, table in empty_tables.items():
+        key = _hardest_with_a_pc(table)
+        _, shown = key
+        state = kind.state(shown)
+        assert later_start.lookup(shown, None, RULES, False, state) == table[key][0]
+        assert later_start.lookup(shown, None, RULES, True, state) is None  # hold spent with nothing held: no such
+        assert later_start.lookup(shown, None, opening.RULES["nrs-180"], False, state) is None
+        assert later_start.lookup((shown[1], *shown[1:]), None, RULES, False, state) is None  # a piece twice
+    shown = _hardest_with_a_pc(empty_tables[later_start.LATER_START_EMPTY])[1]
+    missing = next(p for p in Piece if p not in shown)
+    assert later_start.lookup(shown, None, RULES, False, (missing,)) is None  # a game's first position: the opening's
+
+
 def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_reported(tmp_path, caplog):
     """No table: the positions are searched, quietly (no kicks and NRS have none). A damaged file or one made under
     other rules: the same, and damage says so in the log."""
@@ -157,12 +321,14 @@ def app(app):
     return use_thread_worker(app)
 
 
-def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table):
+@pytest.mark.parametrize("kind", [later_start.LATER_START, *DEALT], ids=lambda kind: kind.name)
+def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table, dealt_tables, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
-    pieces dealt, one of them held from the bag before. The player reads the panel, makes a mistake and takes it
-    back (the same panel again), then presses hold on its own where the panel says to place the piece in play (the
-    panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every chance shown
-    is the table's and the search's."""
+    pieces dealt, one of them held from the bag before (or as the 6th: the bag's last five and the next bag's first
+    dealt, any piece held). The player reads the panel, makes a mistake and takes
+    it back (the same panel again), then presses hold on its own where the panel says to place the piece in play
+    (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every chance
+    shown is the table's and the search's."""
     from game.board import Board
     from game.executor import KeyExecutor
     from game.handling import Button
@@ -170,11 +336,13 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     from ui.coach import snapshot_of
     from ui.play_state import StartPosition
 
+    table = table if kind is later_start.LATER_START else dealt_tables[kind]
     key = _hardest(table, True)
     held, shown = key
     first, pressed = table[key]
-    assert pressed.count < first.count
-    start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=())
+    assert pressed is not None and pressed.count < first.count
+    futures = kind.futures
+    start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=kind.state(shown))
     keys, scene = pc_practice(app, 1, start)
     coach, game = scene.coach, scene.game
 
@@ -190,9 +358,9 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         assert run_until(app, advised)
         assert game.board.bits == 0 and game.hold == held and not game.hold_used
         panel = coach.pc_panel()
-        assert round(panel.chance * opening.FUTURES) == first.count and panel.chance == searched()
-        assert panel.chance_text == f"PC chance {percent_text(first.count / opening.FUTURES)}"
-        assert first.count < opening.FUTURES and panel.chance_text != "PC chance 100%"  # (836 of 840: ">99%")
+        assert round(panel.chance * futures) == first.count and panel.chance == searched()
+        assert panel.chance_text == f"PC chance {percent_text(first.count / futures)}"
+        assert first.count < futures and panel.chance_text != "PC chance 100%"  # (836 of 840: ">99%")
         move = panel.first_move
         assert not move.hold and (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
         keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back
@@ -205,7 +373,7 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         assert run_until(app, lambda: keys.idle and game.hold_used)
         assert run_until(app, advised)
         after = coach.pc_panel()
-        assert round(after.chance * opening.FUTURES) == pressed.count and after.chance == searched()
+        assert round(after.chance * futures) == pressed.count and after.chance == searched()
         move = after.first_move
         assert not move.hold and (move.placement.piece, move.placement.mask) == (held, pressed.mask)
         keys.executor = KeyExecutor(move.keys)  # one key per tick
@@ -213,5 +381,67 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         assert game.board.bits == pressed.mask and game.hold == shown[0]
         assert run_until(app, lambda: pc_answered(coach))
         assert coach.pc_panel().chance == searched()  # the next bag's first piece is shown now
+    finally:
+        app.scenes.pop()
+
+
+@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
+def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_can_follow_it(app, empty_tables, kind):
+    """A PC-practice game started as a later PC's first position with hold empty: a bag's last six dealt (the 8th PC
+    of a player who does not keep a piece), or its last five and the next bag's first (the 6th). The player reads
+    the panel, makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's
+    last six, that is the two-dealt table's position with hold spent) and plays the advice one key at a time. Every
+    chance shown is the search's, the first the table's."""
+    from game.board import Board
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+    from ui.play_state import StartPosition
+
+    table = empty_tables[kind]
+    key = _hardest_with_a_pc(table)
+    _, shown = key
+    first, _ = table[key]
+    start = StartPosition(board=Board.empty(), queue=list(shown), hold=None, randomizer_state=kind.state(shown))
+    keys, scene = pc_practice(app, 1, start)
+    coach, game = scene.coach, scene.game
+
+    def advised() -> bool:
+        return pc_answered(coach) and coach.pc_panel().first_move is not None
+
+    def searched() -> float:
+        s = snapshot_of(game)
+        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
+        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
+
+    try:
+        assert run_until(app, advised)
+        assert game.board.bits == 0 and game.hold is None
+        panel = coach.pc_panel()
+        assert round(panel.chance * kind.futures) == first.count and panel.chance == searched()
+        assert panel.chance_text == f"PC chance {percent_text(first.count / kind.futures)}"
+        move = panel.first_move
+        assert move.hold == (first.piece != shown[0])
+        assert (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
+        keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
+        assert run_until(app, advised)
+        assert coach.pc_panel().chance == panel.chance and coach.pc_panel().advice == panel.advice
+        keys.pending = [Button.HOLD]  # hold pressed on its own
+        assert run_until(app, lambda: keys.idle and game.hold_used)
+        assert game.hold == shown[0]
+        assert run_until(app, advised)
+        after = coach.pc_panel()
+        assert after.chance == searched()
+        move = after.first_move
+        assert not move.hold
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert game.board.bits == move.placement.mask
+        assert run_until(app, lambda: pc_answered(coach))
+        assert coach.pc_panel().chance == searched()
     finally:
         app.scenes.pop()

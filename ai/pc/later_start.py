@@ -1,4 +1,4 @@
-"""The later-start table: the live PC chance at a later PC's first position with a piece held, looked up.
+"""The later-start tables: the live PC chance at a later PC's first position (a piece held or none), looked up.
 
 A player who keeps a piece in hold through the 7-bag loop starts the 8th PC (and the 15th, 22nd, ...) on an empty
 field with a bag's last six pieces shown (the piece in play and five previews; its first piece went down in the PC
@@ -14,6 +14,20 @@ hold pressed there (the held piece in play, the one that was in play held, hold 
 the first answer: when the first's placement is the held piece's (pressing hold and placing it is that same
 placement, and pressing takes the other choice away) or no placement makes a PC.
 `scripts/make_later_start_table.py --rules NAME` makes a table with the project's own search.
+
+A second kind (`TWO_DEALT`, files `two-dealt_<rules>.txt.gz`, lines alike): two of the bag dealt before the piece in
+play, which with the next four previews is the bag's last five, the fifth preview the next bag's first piece, any
+piece held (the 6th PC of a player who keeps a piece in hold): 7 held pieces, 2,520 orders of the five and 7 first
+pieces of the next bag, 123,480 positions of 360 futures (4 of the next bag's other six). Searched under the default
+rules they take a median ~30 ms, but a few in a hundred 0.2-0.6 s (`bench/pc.py --groups later-firsts`).
+`scripts/make_later_start_table.py --kind two-dealt` makes it.
+
+Two more kinds have hold empty (`later-start-empty`: a bag's last six shown, 5,040 positions of 2,520 futures, the
+next bag's first five; `two-dealt-empty`: its last five and the next bag's first, 17,640 positions of 720 futures),
+the positions of a player who does not keep a piece. Their best placement may be the next piece's (hold pressed,
+the piece in play held); they have no answer with hold pressed, which shows a new piece: another position (after a
+bag's last six, the two-dealt table's with hold spent). Searched, one in ten to twenty takes over 200 ms (up to
+~0.4 s).
 """
 
 from __future__ import annotations
@@ -22,6 +36,9 @@ import gzip
 import itertools
 import logging
 import threading
+import zlib
+from array import array
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -42,31 +59,90 @@ from game.rules import Rules
 
 _log = logging.getLogger(__name__)
 
-Key = tuple[Piece, tuple[Piece, ...]]  # the held piece, the six shown (the piece in play first)
+Key = tuple[Piece | None, tuple[Piece, ...]]  # the held piece (None: hold empty), the six shown (in play first)
 Entry = tuple[Answer, Answer | None]  # the first answer, and with hold pressed (None: the first's)
 
 
-def keys() -> list[Key]:
-    """Every position of the table: each order of the bag's last six, each of them held."""
-    return [(held, order[1:]) for order in itertools.permutations(ALL_PIECES) for held in order[1:]]
+@dataclass(frozen=True)
+class Kind:
+    """One kind of later PC's first position the tables hold: empty field, `dealt` pieces of the bag dealt before
+    the piece in play, a piece held or (`held` False) hold empty."""
+
+    name: str  # the tables' file names: <name>_<rules>.txt.gz
+    dealt: int
+    held: bool
+    futures: int
+    what: str  # the position, for the tables' header
+
+    def keys(self) -> list[Key]:
+        """Every position of the table."""
+        if self.dealt == 1:  # each order of the bag's last six, each of them held (or none)
+            orders = [order[1:] for order in itertools.permutations(ALL_PIECES)]
+            if not self.held:
+                return [(None, shown) for shown in orders]
+            return [(held, shown) for shown in orders for held in shown]
+        holds: list[Piece | None] = list(ALL_PIECES) if self.held else [None]
+        return [  # the bag's last 7 - dealt in order, the next bag's first dealt - 1, any piece held (or none)
+            (held, (*last, *first))
+            for last in itertools.permutations(ALL_PIECES, 7 - self.dealt)
+            for first in itertools.permutations(ALL_PIECES, self.dealt - 1)
+            for held in holds
+        ]
+
+    def state(self, shown: tuple[Piece, ...]) -> tuple[Piece, ...]:
+        """The bag's pieces not dealt after the previews (the 7-bag randomizer's state)."""
+        return tuple(piece for piece in ALL_PIECES if piece not in shown[7 - self.dealt :]) if self.dealt > 1 else ()
+
+    def holds(self, key: Key, state: tuple) -> bool:
+        """Is this position (the randomizer's state after the previews) one of the table's?"""
+        held, shown = key
+        if (held is not None) != self.held:
+            return False
+        if self.dealt == 1:  # (the bag's missing piece held is the opening table's question)
+            return not state and len(set(shown)) == 6 and (held is None or held in shown)
+        last, first = shown[: 7 - self.dealt], shown[7 - self.dealt :]
+        return (
+            len(set(last)) == len(last) and len(set(first)) == len(first) and sorted(state) == sorted(self.state(shown))
+        )
 
 
-def path(name: str) -> Path:
-    return Path(__file__).with_name(f"later-start_{name}.txt.gz")
+LATER_START = Kind("later-start", 1, True, FUTURES, "a later PC's first position with a piece held")
+TWO_DEALT = Kind("two-dealt", 2, True, 360, "a later PC's first position with two of the bag dealt and a piece held")
+LATER_START_EMPTY = Kind("later-start-empty", 1, False, 2520, "a later PC's first position with hold empty")
+TWO_DEALT_EMPTY = Kind(
+    "two-dealt-empty", 2, False, 720, "a later PC's first position with two of the bag dealt and hold empty"
+)
+KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY)
+
+
+def keys(kind: Kind = LATER_START) -> list[Key]:
+    return kind.keys()
+
+
+def path(name: str, kind: Kind = LATER_START) -> Path:
+    return Path(__file__).with_name(f"{kind.name}_{name}.txt.gz")
 
 
 def format_line(key: Key, entry: Entry) -> str:
     """A table line (the answers written as the opening table's)."""
     held, shown = key
-    return f"{held.name} {order_text(shown)} {answer_text(entry[0])} {answer_text(entry[1])}"
+    return f"{_held_text(held)} {order_text(shown)} {answer_text(entry[0])} {answer_text(entry[1])}"
 
 
-def parse_line(line: str) -> tuple[Key, Entry]:
+def _held_text(held: Piece | None) -> str:
+    return "-" if held is None else held.name
+
+
+def parse_line(line: str, futures: int = FUTURES) -> tuple[Key, Entry]:
     held, shown, *fields = line.split()
     first = parse_answer(*fields[:3])
     if first is None or len(fields) != 6:
         raise ValueError(f"later-start table line without its answers: {line!r}")
-    return (Piece[held], tuple(Piece[c] for c in shown)), (first, parse_answer(*fields[3:6]))
+    pressed = parse_answer(*fields[3:6])
+    if futures != FUTURES:
+        first = replace(first, futures=futures)
+        pressed = pressed and replace(pressed, futures=futures)
+    return (None if held == "-" else Piece[held], tuple(Piece[c] for c in shown)), (first, pressed)
 
 
 def counts(entry: Entry) -> tuple[int, int]:
@@ -76,89 +152,147 @@ def counts(entry: Entry) -> tuple[int, int]:
     return first.count, (pressed or first).count
 
 
-def write_table(out: Path, rules: Rules, lines: list[str]) -> None:
+def write_table(out: Path, rules: Rules, lines: list[str], kind: Kind = LATER_START) -> None:
     header = [
-        "# The live PC chance at a later PC's first position with a piece held (ai/pc/later_start.py).",
+        f"# The live PC chance at {kind.what} (ai/pc/later_start.py).",
         "# Made by scripts/make_later_start_table.py; do not edit by hand.",
         f"# rules {rules_key(rules)}",
     ]
     write_whole(out, gzip.compress(("\n".join(header + sorted(lines)) + "\n").encode(), mtime=0))
 
 
-def load_table(source: Path, rules: Rules) -> dict[Key, Entry]:
-    """A table file's entries, or {} when it is missing, unreadable or made under other rules than `rules` (then
-    these positions are searched, as any other)."""
+def _body(source: Path, rules: Rules) -> bytes | None:
+    """A table file's lines after its header (sorted, as written), or None when it is missing, unreadable or made
+    under other rules than `rules` (then these positions are searched, as any other)."""
     try:
-        data = source.read_bytes()
+        text = gzip.decompress(source.read_bytes())
     except FileNotFoundError:  # not made for these rules (yet): every such position is searched
-        return {}
-    except OSError as error:
+        return None
+    except (OSError, EOFError, zlib.error) as error:
         _log.warning("later-start table %s not used: %s", source.name, error)
-        return {}
+        return None
+    body = 0
+    while text.startswith(b"#", body):  # the header: comments, one naming the rules
+        body = text.find(b"\n", body) + 1 or len(text)
+    if f"\n# rules {rules_key(rules)}\n".encode() not in b"\n" + text[:body]:
+        return None
+    return text[body:]
+
+
+def load_table(source: Path, rules: Rules, kind: Kind = LATER_START) -> dict[Key, Entry]:
+    """A table file's entries, parsed whole (the scripts' and the tests' view), or {} (see `_body`)."""
+    body = _body(source, rules)
     try:
-        text = gzip.decompress(data).decode().splitlines()
-        if f"# rules {rules_key(rules)}" not in text:
-            return {}
-        return dict(parse_line(line) for line in text if line and not line.startswith("#"))
-    except (OSError, ValueError, KeyError, TypeError, EOFError) as error:
+        return dict(parse_line(line, kind.futures) for line in (body or b"").decode().splitlines() if line)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
         _log.warning("later-start table %s not used: %s", source.name, error)
         return {}
+
+
+class Lines:
+    """A table file's lines kept as bytes and found by bisection on their key (the lines are sorted and every key
+    is as long), each parsed when asked: as a dict of entries the later-start table took ~450 bytes an entry
+    (13.5 MB), the two-dealt one would take ~55 MB and ~0.5 s to read."""
+
+    def __init__(self, body: bytes, kind: Kind, name: str = "") -> None:
+        self.body, self.kind, self.name = body, kind, name
+        starts = array("I", [0] if body else [])
+        at = body.find(b"\n")
+        while at != -1 and at + 1 < len(body):
+            starts.append(at + 1)
+            at = body.find(b"\n", at + 1)
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def get(self, key: Key) -> Entry | None:
+        held, shown = key
+        want = f"{_held_text(held)} {order_text(shown)} ".encode()
+        body, starts, size = self.body, self.starts, len(want)
+        lo, hi = 0, len(starts)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if body[starts[mid] : starts[mid] + size] < want:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == len(starts) or body[starts[lo] : starts[lo] + size] != want:
+            return None
+        end = body.find(b"\n", starts[lo])
+        line = body[starts[lo] : end if end != -1 else len(body)].decode()
+        try:
+            return parse_line(line, self.kind.futures)[1]
+        except (ValueError, KeyError) as error:  # a damaged line: that position is searched
+            _log.warning("later-start table %s: line not used: %s", self.name, error)
+            return None
 
 
 _READING = threading.Lock()  # a question asked while the worker's warm-up reads the table waits for the read
 
 
-def _table(rules: Rules) -> dict[Key, Entry]:
+def _table(rules: Rules, kind: Kind) -> Lines:
     name = table_name(rules)
     if name is None:
-        return {}
+        return Lines(b"", kind)
     with _READING:
-        return _read(name)
+        return _read(name, kind)
 
 
 @cache
-def _read(name: str) -> dict[Key, Entry]:
-    return load_table(path(name), RULES[name])
+def _read(name: str, kind: Kind) -> Lines:
+    source = path(name, kind)
+    return Lines(_body(source, RULES[name]) or b"", kind, source.name)
 
 
 def load(rules: Rules) -> int:
-    """Read the table of these rules now (~0.1 s), so the first later PC does not pay for it; the entries read."""
-    return len(_table(rules))
+    """Read the tables of these rules now (~0.1 s a kind), so the first later PC does not pay for it; the entries
+    read."""
+    return sum(len(_table(rules, kind)) for kind in KINDS)
 
 
-def lookup(shown: tuple[Piece, ...], hold: Piece, rules: Rules, hold_spent: bool) -> Answer | None:
-    """The table's answer at an empty field whose bag is empty after the previews (ai.pc.opening.lookup checked the
-    rest: 4 lines, 7-bag, soft drop, hold used), or None. `shown`: the piece in play and five previews; with
-    `hold_spent`, hold was pressed there: the piece in play came from hold, and the key is the position before."""
+def lookup(
+    shown: tuple[Piece, ...], hold: Piece | None, rules: Rules, hold_spent: bool, state: tuple = ()
+) -> Answer | None:
+    """The table's answer at an empty field (ai.pc.opening.lookup checked the rest: 4 lines, 7-bag, soft drop, hold
+    used), or None. `shown`: the piece in play and five previews; `state`: the bag's pieces not dealt after them;
+    with `hold_spent`, hold was pressed there: the piece in play came from hold, and the key is the position
+    before."""
+    held: Piece | None = hold
     if hold_spent:
+        if hold is None:
+            return None
         held, shown = shown[0], (hold, *shown[1:])
-    else:
-        held = hold
-    if len(set(shown)) != 6 or held not in shown:
+    kind = next((kind for kind in KINDS if kind.holds((held, shown), tuple(state))), None)
+    if kind is None:
         return None
-    entry = _table(rules).get((held, shown))
+    entry = _table(rules, kind).get((held, shown))
     if entry is None:
         return None
     first, pressed = entry
     return pressed if hold_spent and pressed is not None else first
 
 
-def compute(key: Key, rules: Rules) -> Entry:
+def compute(key: Key, rules: Rules, kind: Kind = LATER_START) -> Entry:
     """A position's entry, searched (ai.pc.chance.pc_chance without the tables)."""
     from ai.pc.chance import pc_chance
     from game.randomizer import make_randomizer
 
     held, shown = key
     bag = make_randomizer("7bag", 0)
+    state, futures = kind.state(shown), kind.futures
 
-    def answer(current: Piece, hold: Piece, spent: bool) -> Answer:
-        result = pc_chance(0, current, list(shown[1:]), hold, (), bag, rules, LINES, hold_spent=spent, table=False)
-        if result.approximate or result.futures != FUTURES:
-            raise RuntimeError(f"{held.name} held, {order_text(shown)} shown: no exact chance over {FUTURES} futures")
+    def answer(current: Piece, hold: Piece | None, spent: bool) -> Answer:
+        result = pc_chance(0, current, list(shown[1:]), hold, state, bag, rules, LINES, hold_spent=spent, table=False)
+        if result.approximate or result.futures != futures:
+            where = f"{_held_text(held)} held, {order_text(shown)} shown"
+            raise RuntimeError(f"{where}: no exact chance over {futures} futures")
         best = result.best_placement
-        return Answer(round(result.chance * FUTURES), best.piece, best.mask) if best else Answer(0, current, 0)
+        if best is None:
+            return Answer(0, current, 0, futures)
+        return Answer(round(result.chance * futures), best.piece, best.mask, futures)
 
     first = answer(shown[0], held, False)
-    if not first.count or first.piece == held:
+    if held is None or not first.count or first.piece == held:  # (hold empty: pressing it is another position)
         return first, None
     return first, answer(held, shown[0], True)

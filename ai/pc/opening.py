@@ -236,7 +236,8 @@ def lookup(
     piece held and the second placed, or after the first placed and hold pressed at the second, and a later PC's
     second position with the bag shown whole and a piece held (and, when its best placement is the held piece's,
     with hold pressed there), are answered by the second-position tables (ai.pc.seconds); a later PC's first
-    position with a bag's last six shown and one of them held, by the later-start table (ai.pc.later_start)."""
+    position with a bag's last six shown and one of them held or hold empty, or with its last five and the next
+    bag's first shown, by the later-start tables (ai.pc.later_start)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -261,7 +262,8 @@ def lookup(
         if before is not None and (before.piece == shown[0] or not before.count):
             return before
         return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
-    if len(set(shown)) != 6 or hold in shown:
+    later_start_empty = hold is None and not bits and not state  # (hold empty at a bag's last six)
+    if len(set(shown)) != 6 or hold in shown or (not bits and len(state) == 6) or later_start_empty:
         return _later_start(bits, shown, hold, state, rules, hold_spent)
     name = table_name(rules)
     table = None if name is None else _table(name)
@@ -297,13 +299,14 @@ def lookup(
 def _later_start(
     bits: Bitboard, shown: tuple[Piece, ...], hold: Piece | None, state: tuple, rules: Rules, hold_spent: bool
 ) -> Answer | None:
-    """A later PC's first position, a bag's last six shown and one of them held, from the bag before (its missing
-    one held is this module's): the later-start table's answer (ai.pc.later_start), or None."""
-    if hold is None or bits or state:
+    """A later PC's first position: a bag's last six shown and one of them held, from the bag before (its missing
+    one held is this module's), or hold empty; or the bag's last five and the next bag's first shown, any piece held
+    or none: the later-start tables' answer (ai.pc.later_start), or None."""
+    if bits:
         return None
     from ai.pc import later_start  # (it reads this module's answers)
 
-    return later_start.lookup(shown, Piece(hold), rules, hold_spent)
+    return later_start.lookup(shown, None if hold is None else Piece(hold), rules, hold_spent, state)
 
 
 def compute_entry(
