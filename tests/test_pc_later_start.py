@@ -321,20 +321,71 @@ def app(app):
     return use_thread_worker(app)
 
 
+class _Practice:
+    """A PC-practice game started at a later PC's first position (empty field), played as a player does: from what
+    the panel says, one key at a time."""
+
+    def __init__(self, app, held: Piece | None, shown: tuple[Piece, ...], state: tuple) -> None:
+        from game.board import Board
+        from tests.players import pc_practice
+        from ui.play_state import StartPosition
+
+        start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=state)
+        self.app = app
+        self.keys, scene = pc_practice(app, 1, start)
+        self.coach, self.game = scene.coach, scene.game
+
+    def panel(self):
+        """The panel once it names a move."""
+        from tests.players import pc_answered, run_until
+
+        assert run_until(self.app, lambda: pc_answered(self.coach) and self.coach.pc_panel().first_move is not None)
+        return self.coach.pc_panel()
+
+    def searched(self) -> float:
+        """The chance at the game's position as it is, searched (no table)."""
+        from ui.coach import snapshot_of
+
+        s = snapshot_of(self.game)
+        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
+        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
+
+    def press(self, button, done) -> None:
+        from tests.players import run_until
+
+        self.keys.pending = [button]
+        assert run_until(self.app, done)
+
+    def make_a_mistake_and_take_it_back(self, panel) -> None:
+        """The piece in play dropped where it is, then undone: the same panel again."""
+        from game.handling import Button
+
+        self.press(Button.HARD_DROP, lambda: self.game.stats.pieces == 1)
+        game = self.game
+        self.press(Button.UNDO, lambda: self.keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
+        again = self.panel()
+        assert again.chance == panel.chance and again.advice == panel.advice
+
+    def play(self, move) -> None:
+        """The move's keys, one per tick, until it is placed."""
+        from game.executor import KeyExecutor
+        from tests.players import pc_answered, run_until
+
+        self.keys.executor = KeyExecutor(move.keys)
+        assert run_until(self.app, lambda: self.game.stats.pieces == 1)
+        assert self.game.board.bits == move.placement.mask
+        assert run_until(self.app, lambda: pc_answered(self.coach))
+
+
 @pytest.mark.parametrize("kind", [later_start.LATER_START, *DEALT], ids=lambda kind: kind.name)
 def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table, dealt_tables, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
     pieces dealt, one of them held from the bag before (or as the 6th: the bag's last five and the next bag's first
-    dealt, any piece held). The player reads the panel, makes a mistake and takes
-    it back (the same panel again), then presses hold on its own where the panel says to place the piece in play
-    (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every chance
-    shown is the table's and the search's."""
-    from game.board import Board
-    from game.executor import KeyExecutor
+    dealt, any piece held). The player reads the panel, makes a mistake and takes it back (the same panel again),
+    then presses hold on its own where the panel says to place the piece in play (the panel then shows the chance
+    with hold spent, lower) and plays its advice one key at a time. Every chance shown is the table's and the
+    search's."""
     from game.handling import Button
-    from tests.players import pc_answered, pc_practice, run_until
-    from ui.coach import snapshot_of
-    from ui.play_state import StartPosition
 
     table = table if kind is later_start.LATER_START else dealt_tables[kind]
     key = _hardest(table, True)
@@ -342,45 +393,25 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     first, pressed = table[key]
     assert pressed is not None and pressed.count < first.count
     futures = kind.futures
-    start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=kind.state(shown))
-    keys, scene = pc_practice(app, 1, start)
-    coach, game = scene.coach, scene.game
-
-    def advised() -> bool:
-        return pc_answered(coach) and coach.pc_panel().first_move is not None
-
-    def searched() -> float:
-        s = snapshot_of(game)
-        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
-        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
-
+    player = _Practice(app, held, shown, kind.state(shown))
+    game = player.game
     try:
-        assert run_until(app, advised)
+        panel = player.panel()
         assert game.board.bits == 0 and game.hold == held and not game.hold_used
-        panel = coach.pc_panel()
-        assert round(panel.chance * futures) == first.count and panel.chance == searched()
+        assert round(panel.chance * futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / futures)}"
         assert first.count < futures and panel.chance_text != "PC chance 100%"  # (836 of 840: ">99%")
         move = panel.first_move
         assert not move.hold and (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
-        keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back
-        assert run_until(app, lambda: game.stats.pieces == 1)
-        keys.pending = [Button.UNDO]
-        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
-        assert run_until(app, advised)
-        assert coach.pc_panel().chance == panel.chance and coach.pc_panel().advice == panel.advice
-        keys.pending = [Button.HOLD]  # hold pressed on its own, against the advice
-        assert run_until(app, lambda: keys.idle and game.hold_used)
-        assert run_until(app, advised)
-        after = coach.pc_panel()
-        assert round(after.chance * futures) == pressed.count and after.chance == searched()
+        player.make_a_mistake_and_take_it_back(panel)
+        player.press(Button.HOLD, lambda: player.keys.idle and game.hold_used)  # on its own, against the advice
+        after = player.panel()
+        assert round(after.chance * futures) == pressed.count and after.chance == player.searched()
         move = after.first_move
         assert not move.hold and (move.placement.piece, move.placement.mask) == (held, pressed.mask)
-        keys.executor = KeyExecutor(move.keys)  # one key per tick
-        assert run_until(app, lambda: game.stats.pieces == 1)
+        player.play(move)
         assert game.board.bits == pressed.mask and game.hold == shown[0]
-        assert run_until(app, lambda: pc_answered(coach))
-        assert coach.pc_panel().chance == searched()  # the next bag's first piece is shown now
+        assert player.coach.pc_panel().chance == player.searched()  # the next bag's first piece is shown now
     finally:
         app.scenes.pop()
 
@@ -392,56 +423,30 @@ def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_ca
     the panel, makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's
     last six, that is the two-dealt table's position with hold spent) and plays the advice one key at a time. Every
     chance shown is the search's, the first the table's."""
-    from game.board import Board
-    from game.executor import KeyExecutor
     from game.handling import Button
-    from tests.players import pc_answered, pc_practice, run_until
-    from ui.coach import snapshot_of
-    from ui.play_state import StartPosition
 
     table = empty_tables[kind]
     key = _hardest_with_a_pc(table)
     _, shown = key
     first, _ = table[key]
-    start = StartPosition(board=Board.empty(), queue=list(shown), hold=None, randomizer_state=kind.state(shown))
-    keys, scene = pc_practice(app, 1, start)
-    coach, game = scene.coach, scene.game
-
-    def advised() -> bool:
-        return pc_answered(coach) and coach.pc_panel().first_move is not None
-
-    def searched() -> float:
-        s = snapshot_of(game)
-        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
-        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
-
+    player = _Practice(app, None, shown, kind.state(shown))
+    game = player.game
     try:
-        assert run_until(app, advised)
+        panel = player.panel()
         assert game.board.bits == 0 and game.hold is None
-        panel = coach.pc_panel()
-        assert round(panel.chance * kind.futures) == first.count and panel.chance == searched()
+        assert round(panel.chance * kind.futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / kind.futures)}"
         move = panel.first_move
         assert move.hold == (first.piece != shown[0])
         assert (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
-        keys.pending = [Button.HARD_DROP]  # a mistake: the piece in play dropped where it is, then taken back
-        assert run_until(app, lambda: game.stats.pieces == 1)
-        keys.pending = [Button.UNDO]
-        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
-        assert run_until(app, advised)
-        assert coach.pc_panel().chance == panel.chance and coach.pc_panel().advice == panel.advice
-        keys.pending = [Button.HOLD]  # hold pressed on its own
-        assert run_until(app, lambda: keys.idle and game.hold_used)
+        player.make_a_mistake_and_take_it_back(panel)
+        player.press(Button.HOLD, lambda: player.keys.idle and game.hold_used)  # on its own
         assert game.hold == shown[0]
-        assert run_until(app, advised)
-        after = coach.pc_panel()
-        assert after.chance == searched()
+        after = player.panel()
+        assert after.chance == player.searched()
         move = after.first_move
         assert not move.hold
-        keys.executor = KeyExecutor(move.keys)  # one key per tick
-        assert run_until(app, lambda: game.stats.pieces == 1)
-        assert game.board.bits == move.placement.mask
-        assert run_until(app, lambda: pc_answered(coach))
-        assert coach.pc_panel().chance == searched()
+        player.play(move)
+        assert player.coach.pc_panel().chance == player.searched()
     finally:
         app.scenes.pop()
