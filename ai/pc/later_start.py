@@ -28,6 +28,11 @@ the positions of a player who does not keep a piece. Their best placement may be
 the piece in play held); they have no answer with hold pressed, which shows a new piece: another position (after a
 bag's last six, the two-dealt table's with hold spent). Searched, one in ten to twenty takes over 200 ms (up to
 ~0.4 s).
+
+A fifth (`three-dealt`): three of the bag dealt before the piece in play, which with the next three previews is
+the bag's last four, the last two previews the next bag's first two, any piece held: 840 orders of the four, 42 of
+the two, 7 held pieces, 246,960 positions of 120 futures (3 of the next bag's other five), with the answer after
+hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up to ~0.6 s).
 """
 
 from __future__ import annotations
@@ -112,7 +117,10 @@ LATER_START_EMPTY = Kind("later-start-empty", 1, False, 2520, "a later PC's firs
 TWO_DEALT_EMPTY = Kind(
     "two-dealt-empty", 2, False, 720, "a later PC's first position with two of the bag dealt and hold empty"
 )
-KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY)
+THREE_DEALT = Kind(
+    "three-dealt", 3, True, 120, "a later PC's first position with three of the bag dealt and a piece held"
+)
+KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT)
 
 
 def keys(kind: Kind = LATER_START) -> list[Key]:
