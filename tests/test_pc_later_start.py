@@ -131,8 +131,8 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
 
 
 # The kinds with more of the bag dealt before the piece in play and any piece held: two (the next bag's first piece
-# the last preview, 360 futures) or three (its first two, 120 futures).
-DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT)
+# the last preview, 360 futures), three (its first two, 120 futures) or four (its first three, 24 futures).
+DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT)
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +145,8 @@ def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_
     """Shipped for the default rules, whole, and each line as the module describes it."""
     table = later_start.load_table(later_start.path("srs-180", kind), RULES, kind)
     assert set(table) == set(kind.keys())
-    assert len(table) == {2: 7 * 2520 * 7, 3: 840 * 42 * 7}[kind.dealt]
-    assert kind.futures == {2: 360, 3: 120}[kind.dealt]
+    assert len(table) == {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7}[kind.dealt]
+    assert kind.futures == {2: 360, 3: 120, 4: 24}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert first.futures == kind.futures and 0 <= first.count <= kind.futures and first.piece in (held, shown[0])
         if pressed is None:
@@ -380,11 +380,11 @@ class _Practice:
 @pytest.mark.parametrize("kind", [later_start.LATER_START, *DEALT], ids=lambda kind: kind.name)
 def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table, dealt_tables, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
-    pieces dealt, one of them held from the bag before (or as the 6th or the 5th: the bag's last five or four and
-    the next bag's first one or two dealt, any piece held). The player reads the panel, makes a mistake and takes
-    it back (the same panel again), then presses hold on its own where the panel says to place the piece in play
-    (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every chance
-    shown is the table's and the search's."""
+    pieces dealt, one of them held from the bag before (or as the 6th, 5th or 4th: the bag's last five, four or three
+    and the next bag's first one, two or three dealt, any piece held). The player reads the panel, makes a mistake
+    and takes it back (the same panel again), then presses hold on its own where the panel says to place the piece
+    in play (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every
+    chance shown is the table's and the search's."""
     from game.handling import Button
 
     table = table if kind is later_start.LATER_START else dealt_tables[kind]

@@ -32,7 +32,10 @@ bag's last six, the two-dealt table's with hold spent). Searched, one in ten to 
 A fifth (`three-dealt`): three of the bag dealt before the piece in play, which with the next three previews is
 the bag's last four, the last two previews the next bag's first two, any piece held: 840 orders of the four, 42 of
 the two, 7 held pieces, 246,960 positions of 120 futures (3 of the next bag's other five), with the answer after
-hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up to ~0.6 s).
+hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up to ~0.6 s). A sixth
+(`four-dealt`): four of the bag dealt, the previews its last three and the next bag's first three, any piece held:
+210 * 210 * 7 = 308,700 positions of 24 futures (the next bag's other four in any order). Searched, a median ~6 ms,
+but about one in a thousand takes over 200 ms (22 of 24 kept, every other placement shown to lose three).
 """
 
 from __future__ import annotations
@@ -120,7 +123,8 @@ TWO_DEALT_EMPTY = Kind(
 THREE_DEALT = Kind(
     "three-dealt", 3, True, 120, "a later PC's first position with three of the bag dealt and a piece held"
 )
-KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT)
+FOUR_DEALT = Kind("four-dealt", 4, True, 24, "a later PC's first position with four of the bag dealt and a piece held")
+KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT, FOUR_DEALT)
 
 
 def keys(kind: Kind = LATER_START) -> list[Key]:

@@ -237,8 +237,8 @@ def lookup(
     second position with the bag shown whole and a piece held (and, when its best placement is the held piece's,
     with hold pressed there), are answered by the second-position tables (ai.pc.seconds); a later PC's first
     position with a bag's last six shown and one of them held or hold empty, or with its last five and the next
-    bag's first shown (or its last four and the next bag's first two, a piece held), by the later-start tables
-    (ai.pc.later_start)."""
+    bag's first shown (or its last four or three and the next bag's first two or three, a piece held), by the
+    later-start tables (ai.pc.later_start)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -264,7 +264,7 @@ def lookup(
             return before
         return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
     later_start_empty = hold is None and not bits and not state  # (hold empty at a bag's last six)
-    if len(set(shown)) != 6 or hold in shown or (not bits and len(state) in (5, 6)) or later_start_empty:
+    if len(set(shown)) != 6 or hold in shown or (not bits and len(state) in (4, 5, 6)) or later_start_empty:
         return _later_start(bits, shown, hold, state, rules, hold_spent)
     name = table_name(rules)
     table = None if name is None else _table(name)
