@@ -302,7 +302,8 @@ def _later_start(
 ) -> Answer | None:
     """A later PC's first position: a bag's last six shown and one of them held, from the bag before (its missing
     one held is this module's), or hold empty; or the bag's last five and the next bag's first shown, any piece held
-    or none: the later-start tables' answer (ai.pc.later_start), or None."""
+    or none; or its last four or three and the next bag's first two or three, a piece held: the later-start tables'
+    answer (ai.pc.later_start), or None."""
     if bits:
         return None
     from ai.pc import later_start  # (it reads this module's answers)
