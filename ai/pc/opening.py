@@ -263,8 +263,11 @@ def lookup(
         if before is not None and (before.piece == shown[0] or not before.count):
             return before
         return seconds.lookup_boundary(bits, shown[0], unpressed, rules, pressed=True)
-    later_start_empty = hold is None and not bits and not state  # (hold empty at a bag's last six)
-    if len(set(shown)) != 6 or hold in shown or (not bits and len(state) in (4, 5, 6)) or later_start_empty:
+    # This table's own empty-field positions: a game's first (hold empty, the bag's seventh piece left in it) and a
+    # bag's last six with its missing piece held. Any other empty field is a later PC's first position, and the
+    # later-start tables' kinds decide which of those they hold.
+    own_first = (hold is None and len(state) == 1) or (hold is not None and not state)
+    if len(set(shown)) != 6 or hold in shown or (not bits and not own_first):
         return _later_start(bits, shown, hold, state, rules, hold_spent)
     name = table_name(rules)
     table = None if name is None else _table(name)
