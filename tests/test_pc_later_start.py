@@ -101,11 +101,13 @@ def test_the_named_placements_keep_their_counts_future_by_future(table):
     assert _count_by_single_searches(key, pressed) == pressed.count
 
 
-def _position(key: later_start.Key, spent: bool) -> tuple:
+def _position(key: later_start.Key, spent: bool, kind: later_start.Kind = later_start.LATER_START) -> tuple:
+    """pc_chance's arguments at a table's position, as it is or with hold pressed there."""
     held, shown = key
+    state = kind.state(shown)
     if spent:  # hold pressed: the held piece in play, the one that was in play held
-        return (0, held, list(shown[1:]), shown[0], (), SEVEN_BAG, RULES, 4)
-    return (0, shown[0], list(shown[1:]), held, (), SEVEN_BAG, RULES, 4)
+        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, RULES, 4)
+    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, RULES, 4)
 
 
 def test_pc_chance_answers_from_the_table_as_the_search_does(table):
@@ -156,14 +158,6 @@ def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_
             assert pressed.count <= first.count
 
 
-def _dealt_position(kind: later_start.Kind, key: later_start.Key, spent: bool) -> tuple:
-    held, shown = key
-    state = kind.state(shown)
-    if spent:
-        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, RULES, 4)
-    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, RULES, 4)
-
-
 @pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
 def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(dealt_tables, kind):
     """Sampled entries and the hardest ones: the table's counts are the search's; pc_chance looked up (as the worker
@@ -176,8 +170,8 @@ def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(dealt_ta
     for key in hardest:
         first, pressed = table[key]
         for spent in (False, True):
-            looked_up = pc_chance(*_dealt_position(kind, key, spent), hold_spent=spent)
-            searched_chance = pc_chance(*_dealt_position(kind, key, spent), hold_spent=spent, table=False).chance
+            looked_up = pc_chance(*_position(key, spent, kind), hold_spent=spent)
+            searched_chance = pc_chance(*_position(key, spent, kind), hold_spent=spent, table=False).chance
             assert looked_up.chance == searched_chance and not looked_up.approximate, (key, spent)
             assert looked_up.futures == kind.futures
             assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
@@ -252,7 +246,7 @@ def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(emp
         stored, searched = table[key], later_start.compute(key, RULES, kind)
         assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
     _, shown = hardest
-    position = (0, shown[0], list(shown[1:]), None, kind.state(shown), SEVEN_BAG, RULES, 4)
+    position = _position(hardest, False, kind)
     looked_up, searched_result = pc_chance(*position), pc_chance(*position, table=False)
     assert looked_up.chance == searched_result.chance and not looked_up.approximate
     assert looked_up.futures == kind.futures and round(looked_up.chance * kind.futures) == table[hardest][0].count
