@@ -6,6 +6,7 @@ a player who follows it one key at a time, with a mistake taken back and hold pr
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,25 @@ SHIPPED = sorted(
 )
 
 
-def test_the_default_rules_table_is_shipped():
+# every table shipped, of any kind: (rule set, kind) for each ai/pc/<kind>_<rules>.txt.gz
+SHIPPED_TABLES = [
+    (name, kind) for kind in later_start.KINDS for name in opening.RULES if later_start.path(name, kind).exists()
+]
+
+
+@cache
+def _load(name: str, kind: later_start.Kind) -> dict:
+    return later_start.load_table(later_start.path(name, kind), opening.RULES[name], kind)
+
+
+def _shipped(kinds: tuple) -> list:
+    """The shipped tables of these kinds, as pytest parameters named kind-rules."""
+    return [pytest.param(name, kind, id=f"{kind.name}-{name}") for name, kind in SHIPPED_TABLES if kind in kinds]
+
+
+def test_the_default_rules_tables_are_shipped():
     assert "srs-180" in SHIPPED and set(SHIPPED) <= set(opening.RULES)
+    assert {kind for name, kind in SHIPPED_TABLES if name == "srs-180"} == set(later_start.KINDS)
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -101,13 +119,15 @@ def test_the_named_placements_keep_their_counts_future_by_future(table):
     assert _count_by_single_searches(key, pressed) == pressed.count
 
 
-def _position(key: later_start.Key, spent: bool, kind: later_start.Kind = later_start.LATER_START) -> tuple:
+def _position(
+    key: later_start.Key, spent: bool, kind: later_start.Kind = later_start.LATER_START, rules=RULES
+) -> tuple:
     """pc_chance's arguments at a table's position, as it is or with hold pressed there."""
     held, shown = key
     state = kind.state(shown)
     if spent:  # hold pressed: the held piece in play, the one that was in play held
-        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, RULES, 4)
-    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, RULES, 4)
+        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, rules, 4)
+    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, rules, 4)
 
 
 def test_pc_chance_answers_from_the_table_as_the_search_does(table):
@@ -139,13 +159,13 @@ DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT)
 
 @pytest.fixture(scope="module")
 def dealt_tables() -> dict:
-    return {kind: later_start.load_table(later_start.path("srs-180", kind), RULES, kind) for kind in DEALT}
+    return {kind: _load("srs-180", kind) for kind in DEALT}
 
 
-@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
-def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(kind):
-    """Shipped for the default rules, whole, and each line as the module describes it."""
-    table = later_start.load_table(later_start.path("srs-180", kind), RULES, kind)
+@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name, kind):
+    """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
+    table = _load(name, kind)
     assert set(table) == set(kind.keys())
     assert len(table) == {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7}[kind.dealt]
     assert kind.futures == {2: 360, 3: 120, 4: 24}[kind.dealt]
@@ -158,50 +178,45 @@ def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_
             assert pressed.count <= first.count
 
 
-@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
-def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(dealt_tables, kind):
+@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(name, kind):
     """Sampled entries and the hardest ones: the table's counts are the search's; pc_chance looked up (as the worker
     asks it) gives the search's chance, with hold pressed and without."""
-    table = dealt_tables[kind]
+    table, rules = _load(name, kind), opening.RULES[name]
     hardest = [_hardest(table, True), _hardest(table, False)]
     for key in [*random.Random(55).sample(sorted(table), 3), *hardest]:
-        stored, searched = table[key], later_start.compute(key, RULES, kind)
+        stored, searched = table[key], later_start.compute(key, rules, kind)
         assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
     for key in hardest:
         first, pressed = table[key]
         for spent in (False, True):
-            looked_up = pc_chance(*_position(key, spent, kind), hold_spent=spent)
-            searched_chance = pc_chance(*_position(key, spent, kind), hold_spent=spent, table=False).chance
+            looked_up = pc_chance(*_position(key, spent, kind, rules), hold_spent=spent)
+            searched_chance = pc_chance(*_position(key, spent, kind, rules), hold_spent=spent, table=False).chance
             assert looked_up.chance == searched_chance and not looked_up.approximate, (key, spent)
             assert looked_up.futures == kind.futures
             assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
 
 
-@pytest.mark.parametrize("kind", DEALT, ids=lambda kind: kind.name)
-def test_a_dealt_answer_is_given_only_for_its_own_positions(dealt_tables, kind):
-    table = dealt_tables[kind]
+@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
+    table, rules = _load(name, kind), opening.RULES[name]
     key = _hardest(table, True)
     held, shown = key
     state = kind.state(shown)
-    assert later_start.lookup(shown, held, RULES, False, state) == table[key][0]
-    other = later_start.lookup(shown, held, RULES, False, ())  # the bag's last six: at most the later-start table's
+    assert later_start.lookup(shown, held, rules, False, state) == table[key][0]
+    other = later_start.lookup(shown, held, rules, False, ())  # the bag's last six: at most the later-start table's
     assert other is None or other.futures == opening.FUTURES
-    assert later_start.lookup(shown, held, RULES, False, state[1:]) is None  # another state
+    assert later_start.lookup(shown, held, rules, False, state[1:]) is None  # another state
     assert later_start.lookup(shown, held, opening.RULES["nrs-180"], False, state) is None  # no table of its own
     doubled = (shown[0], *shown[:3], *shown[4:])  # the piece in play twice: not a bag's last pieces
-    assert later_start.lookup(doubled, held, RULES, False, kind.state(doubled)) is None
+    assert later_start.lookup(doubled, held, rules, False, kind.state(doubled)) is None
 
 
-@pytest.mark.parametrize(
-    ("name", "kind"),
-    [(name, later_start.LATER_START) for name in SHIPPED]
-    + [("srs-180", kind) for kind in later_start.KINDS if kind is not later_start.LATER_START],
-    ids=lambda value: getattr(value, "name", value),
-)
+@pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))
 def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
     """The worker keeps a table's lines as bytes and finds a key by bisection (later_start.Lines): every entry is
     found as the whole parse reads it, and a key of the other kind is not found."""
-    table = later_start.load_table(later_start.path(name, kind), opening.RULES[name], kind)
+    table = _load(name, kind)
     lines = later_start.Lines(later_start._body(later_start.path(name, kind), opening.RULES[name]) or b"", kind)
     assert len(lines) == len(table) > 0
     for key, entry in table.items():
@@ -216,7 +231,7 @@ EMPTY_KINDS = (later_start.LATER_START_EMPTY, later_start.TWO_DEALT_EMPTY)
 
 @pytest.fixture(scope="module")
 def empty_tables() -> dict:
-    return {kind: later_start.load_table(later_start.path("srs-180", kind), RULES, kind) for kind in EMPTY_KINDS}
+    return {kind: _load("srs-180", kind) for kind in EMPTY_KINDS}
 
 
 def _hardest_with_a_pc(table: dict) -> later_start.Key:
@@ -224,12 +239,12 @@ def _hardest_with_a_pc(table: dict) -> later_start.Key:
     return min((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
 
 
-@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
-def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(kind):
-    """Shipped for the default rules, whole, and each line as described: the best placement is the piece in play's
+@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
+def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(name, kind):
+    """Made under today's rules, whole, and each line as described: the best placement is the piece in play's
     or, hold pressed, the next one's; pressing hold with hold empty shows a new piece, another position, so there is
     no pressed answer."""
-    table = later_start.load_table(later_start.path("srs-180", kind), RULES, kind)
+    table = _load(name, kind)
     assert set(table) == set(kind.keys())
     assert len(table) == {1: 5_040, 2: 17_640}[kind.dealt]
     assert kind.futures == {1: 2_520, 2: 720}[kind.dealt]
@@ -238,15 +253,15 @@ def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(kind):
         assert 0 <= first.count <= kind.futures and first.piece in shown[:2]
 
 
-@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
-def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(empty_tables, kind):
-    table = empty_tables[kind]
+@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
+def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(name, kind):
+    table, rules = _load(name, kind), opening.RULES[name]
     hardest = _hardest_with_a_pc(table)
     for key in [*random.Random(56).sample(sorted(table), 2), hardest]:
-        stored, searched = table[key], later_start.compute(key, RULES, kind)
+        stored, searched = table[key], later_start.compute(key, rules, kind)
         assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
     _, shown = hardest
-    position = _position(hardest, False, kind)
+    position = _position(hardest, False, kind, rules)
     looked_up, searched_result = pc_chance(*position), pc_chance(*position, table=False)
     assert looked_up.chance == searched_result.chance and not looked_up.approximate
     assert looked_up.futures == kind.futures and round(looked_up.chance * kind.futures) == table[hardest][0].count
@@ -274,18 +289,19 @@ def test_a_hold_empty_answer_keeps_its_count_future_by_future(empty_tables):
     assert count == first.count
 
 
-def test_hold_empty_answers_are_given_only_for_their_own_positions(empty_tables):
-    for kind, table in empty_tables.items():
-        key = _hardest_with_a_pc(table)
-        _, shown = key
-        state = kind.state(shown)
-        assert later_start.lookup(shown, None, RULES, False, state) == table[key][0]
-        assert later_start.lookup(shown, None, RULES, True, state) is None  # hold spent with nothing held: no such
-        assert later_start.lookup(shown, None, opening.RULES["nrs-180"], False, state) is None
-        assert later_start.lookup((shown[1], *shown[1:]), None, RULES, False, state) is None  # a piece twice
-    shown = _hardest_with_a_pc(empty_tables[later_start.LATER_START_EMPTY])[1]
-    missing = next(p for p in Piece if p not in shown)
-    assert later_start.lookup(shown, None, RULES, False, (missing,)) is None  # a game's first position: the opening's
+@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
+def test_hold_empty_answers_are_given_only_for_their_own_positions(name, kind):
+    table, rules = _load(name, kind), opening.RULES[name]
+    key = _hardest_with_a_pc(table)
+    _, shown = key
+    state = kind.state(shown)
+    assert later_start.lookup(shown, None, rules, False, state) == table[key][0]
+    assert later_start.lookup(shown, None, rules, True, state) is None  # hold spent with nothing held: no such
+    assert later_start.lookup(shown, None, opening.RULES["nrs-180"], False, state) is None
+    assert later_start.lookup((shown[1], *shown[1:]), None, rules, False, state) is None  # a piece twice
+    if kind is later_start.LATER_START_EMPTY:
+        missing = next(p for p in Piece if p not in shown)
+        assert later_start.lookup(shown, None, rules, False, (missing,)) is None  # a game's first: the opening's
 
 
 def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_reported(tmp_path, caplog):
