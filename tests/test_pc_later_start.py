@@ -24,7 +24,7 @@ RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
 
 @pytest.fixture(scope="module")
 def table() -> dict:
-    return later_start.load_table(later_start.path("srs-180"), RULES)
+    return _load("srs-180", later_start.LATER_START)
 
 
 def _hardest(table: dict, pressed: bool) -> later_start.Key:
@@ -157,11 +157,6 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
 DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT)
 
 
-@pytest.fixture(scope="module")
-def dealt_tables() -> dict:
-    return {kind: _load("srs-180", kind) for kind in DEALT}
-
-
 @pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
 def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name, kind):
     """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
@@ -229,11 +224,6 @@ def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
 EMPTY_KINDS = (later_start.LATER_START_EMPTY, later_start.TWO_DEALT_EMPTY)
 
 
-@pytest.fixture(scope="module")
-def empty_tables() -> dict:
-    return {kind: _load("srs-180", kind) for kind in EMPTY_KINDS}
-
-
 def _hardest_with_a_pc(table: dict) -> later_start.Key:
     """The position whose best placement keeps the fewest futures, but some."""
     return min((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
@@ -269,11 +259,11 @@ def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(nam
     assert best is not None and best.hold == (best.piece != shown[0]) and best.piece == table[hardest][0].piece
 
 
-def test_a_hold_empty_answer_keeps_its_count_future_by_future(empty_tables):
+def test_a_hold_empty_answer_keeps_its_count_future_by_future():
     """The two-dealt hold-empty table's hardest answer, checked with the single-queue solver over its 720 futures:
     the placement as named (the piece in play's, or the next one's with the piece in play held), then any PC."""
     kind = later_start.TWO_DEALT_EMPTY
-    table = empty_tables[kind]
+    table = _load("srs-180", kind)
     key = _hardest_with_a_pc(table)
     _, shown = key
     (first, _), state = table[key], kind.state(shown)
@@ -331,15 +321,26 @@ def app(app):
     return use_thread_worker(app)
 
 
-class _Practice:
-    """A PC-practice game started at a later PC's first position (empty field), played as a player does: from what
-    the panel says, one key at a time."""
+# the rule sets a player plays the tables under here, as the settings name them (rotation, 180 turns)
+PLAYED = {"srs-180": ("srs", True), "srsplus-180": ("srs+", True)}
 
-    def __init__(self, app, held: Piece | None, shown: tuple[Piece, ...], state: tuple) -> None:
+
+def _played(kinds: tuple) -> list:
+    return [param for param in _shipped(kinds) if param.values[0] in PLAYED]
+
+
+class _Practice:
+    """A PC-practice game started at a later PC's first position (empty field) under the rule set `name`, played as
+    a player does: from what the panel says, one key at a time."""
+
+    def __init__(self, app, name: str, held: Piece | None, shown: tuple[Piece, ...], state: tuple) -> None:
         from game.board import Board
+        from settings.model import change
         from tests.players import pc_practice
         from ui.play_state import StartPosition
 
+        rotation, allow_180 = PLAYED[name]
+        assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=allow_180)) is None
         start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=state)
         self.app = app
         self.keys, scene = pc_practice(app, 1, start)
@@ -387,8 +388,8 @@ class _Practice:
         assert run_until(self.app, lambda: pc_answered(self.coach))
 
 
-@pytest.mark.parametrize("kind", [later_start.LATER_START, *DEALT], ids=lambda kind: kind.name)
-def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, table, dealt_tables, kind):
+@pytest.mark.parametrize(("name", "kind"), _played((later_start.LATER_START, *DEALT)))
+def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, name, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
     pieces dealt, one of them held from the bag before (or as the 6th, 5th or 4th: the bag's last five, four or three
     and the next bag's first one, two or three dealt, any piece held). The player reads the panel, makes a mistake
@@ -397,16 +398,17 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     chance shown is the table's and the search's."""
     from game.handling import Button
 
-    table = table if kind is later_start.LATER_START else dealt_tables[kind]
+    table = _load(name, kind)
     key = _hardest(table, True)
     held, shown = key
     first, pressed = table[key]
     assert pressed is not None and pressed.count < first.count
     futures = kind.futures
-    player = _Practice(app, held, shown, kind.state(shown))
+    player = _Practice(app, name, held, shown, kind.state(shown))
     game = player.game
     try:
         panel = player.panel()
+        assert game.rules.cache_key() == opening.RULES[name].cache_key()
         assert game.board.bits == 0 and game.hold == held and not game.hold_used
         assert round(panel.chance * futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / futures)}"
@@ -426,8 +428,8 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         app.scenes.pop()
 
 
-@pytest.mark.parametrize("kind", EMPTY_KINDS, ids=lambda kind: kind.name)
-def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_can_follow_it(app, empty_tables, kind):
+@pytest.mark.parametrize(("name", "kind"), _played(EMPTY_KINDS))
+def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_can_follow_it(app, name, kind):
     """A PC-practice game started as a later PC's first position with hold empty: a bag's last six dealt (the 8th PC
     of a player who does not keep a piece), or its last five and the next bag's first (the 6th). The player reads
     the panel, makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's
@@ -435,14 +437,15 @@ def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_ca
     chance shown is the search's, the first the table's."""
     from game.handling import Button
 
-    table = empty_tables[kind]
+    table = _load(name, kind)
     key = _hardest_with_a_pc(table)
     _, shown = key
     first, _ = table[key]
-    player = _Practice(app, None, shown, kind.state(shown))
+    player = _Practice(app, name, None, shown, kind.state(shown))
     game = player.game
     try:
         panel = player.panel()
+        assert game.rules.cache_key() == opening.RULES[name].cache_key()
         assert game.board.bits == 0 and game.hold is None
         assert round(panel.chance * kind.futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / kind.futures)}"
