@@ -345,6 +345,7 @@ class _Practice:
         self.app = app
         self.keys, scene = pc_practice(app, 1, start)
         self.coach, self.game = scene.coach, scene.game
+        assert self.game.rules.cache_key() == opening.RULES[name].cache_key()  # the settings' rules are the game's
 
     def panel(self):
         """The panel once it names a move."""
@@ -408,7 +409,6 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     game = player.game
     try:
         panel = player.panel()
-        assert game.rules.cache_key() == opening.RULES[name].cache_key()
         assert game.board.bits == 0 and game.hold == held and not game.hold_used
         assert round(panel.chance * futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / futures)}"
@@ -445,7 +445,6 @@ def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_ca
     game = player.game
     try:
         panel = player.panel()
-        assert game.rules.cache_key() == opening.RULES[name].cache_key()
         assert game.board.bits == 0 and game.hold is None
         assert round(panel.chance * kind.futures) == first.count and panel.chance == player.searched()
         assert panel.chance_text == f"PC chance {percent_text(first.count / kind.futures)}"
