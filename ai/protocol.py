@@ -244,15 +244,22 @@ def move_advice(move: Move) -> str:
     return f"Next: {how} the {move.placement.piece.name}"
 
 
-def percent_text(fraction: float) -> str:
-    """A chance in whole percent that never reads as certain or as hopeless when it is neither: 836 of 840 futures
-    (99.5%) is ">99%", not "100%"; 1 of 840 is "<1%", not "0%"."""
-    shown = f"{fraction * 100:.0f}"
-    if shown == "100" and fraction < 1:
-        return ">99%"
-    if shown == "0" and fraction > 0:
-        return "<1%"
+def percent_text(fraction: float, decimals: int = 0) -> str:
+    """A fraction in percent (whole by default) that never reads as certain or as hopeless when it is neither: 836 of
+    840 futures (99.5%) is ">99%", not "100%"; 1 of 840 is "<1%", not "0%" (with one decimal: ">99.9%", "<0.1%")."""
+    shown = f"{fraction * 100:.{decimals}f}"
+    step = f"{10.0**-decimals:.{decimals}f}"  # the smallest step shown: "1", "0.1"
+    if shown == f"{100:.{decimals}f}" and fraction < 1:
+        return f">{100 - float(step):.{decimals}f}%"
+    if float(shown) == 0 and fraction > 0:
+        return f"<{step}%"
     return f"{shown}%"
+
+
+def accuracy_text(accuracy: float | None) -> str:
+    """A review's accuracy (0-100) to one decimal, never rounded to a perfect game or to none when it is neither:
+    99.96 (a good move among best ones) is ">99.9%", not "100.0%"; the list of runs and the review say the same."""
+    return "—" if accuracy is None else percent_text(accuracy / 100, 1)
 
 
 def pc_panel(answer: PcAnswer | None) -> PcPanel:

@@ -113,6 +113,7 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     stats = app.scenes.top
     stats.on_enter()
     assert stats.accuracies[run.id] == pytest.approx(expected["accuracy"])
+    assert stats.recent_rows()[0][0].endswith(f"  {review.accuracy_shown()}")  # the list says what the card says
     tap(app, "return")
     again = app.scenes.top
     assert run_until(app, lambda: again.review is not None)

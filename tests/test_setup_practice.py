@@ -155,6 +155,17 @@ def test_the_menu_says_which_piece_a_set_up_keeps(app):
     assert menu.lines()[1] == "Built from *p4 with hold, keeping the L; finishes: PC"
 
 
+def test_the_menu_never_rounds_a_chance_to_certain(app):
+    """The 4th PC's No IO set-up makes a PC on 99.98% of its queues, not all: the menu must not say 100.0%."""
+    menu = SetupMenuScene(app)
+    app.scenes.push(menu)
+    menu.index = next(i for i, e in enumerate(menu.entries) if e.key == "pc4_no_io")
+    assert 0.999 < menu.entry.figures["pc_rate"] < 1
+    assert [line for line in menu.lines() if line.startswith("PC chance after it")] == [
+        f"PC chance after it >99.9% ({menu.entry.pc_pattern})"
+    ]
+
+
 def test_the_menu_lists_the_library_and_starts_a_build(app):
     from ui.menus import TitleScene
 

@@ -17,6 +17,7 @@ from ai.protocol import (
     Suggestion,
     SuggestRequest,
     WorkerFailure,
+    accuracy_text,
     pc_panel,
     percent_text,
 )
@@ -366,3 +367,17 @@ def test_a_chance_shown_in_whole_percent_is_never_rounded_to_certain_or_to_hopel
     panel = pc_panel(PcAnswer(1, solvable=False, chance=836 / 840, final=True))
     assert panel.chance_text == "PC chance >99%" and panel.chance == 836 / 840
     assert pc_panel(PcAnswer(1, solvable=False, chance=1.0, final=True)).chance_text == "PC chance 100%"
+
+
+def test_an_accuracy_is_never_rounded_to_a_perfect_game_or_to_none() -> None:
+    """A game with one good move among best ones (99.96) is not perfect: the review and the list of runs say so."""
+    assert [accuracy_text(a) for a in (None, 0.0, 0.04, 0.06, 61.54, 99.94, 99.96, 100.0)] == [
+        "—",
+        "0.0%",
+        "<0.1%",
+        "0.1%",
+        "61.5%",
+        "99.9%",
+        ">99.9%",
+        "100.0%",
+    ]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from ai.protocol import percent_text
+from ai.protocol import accuracy_text, percent_text
 from game.fumen import decode, parse_quiz
 from game.pieces import SHAPES, Piece, Rotation
 from ui import render as R
@@ -628,7 +628,7 @@ class StatsScene(Scene):
                 (
                     f"{r.played_at[:16].replace('T', ' ')}  {_TITLES.get(r.mode, r.mode):<10} "
                     f"{_fmt_time(r.seconds)}  {r.pieces} pcs  {r.pps:.2f} PPS  finesse {r.finesse}"
-                    + (f"  {accuracy:.0f}%" if accuracy is not None else ""),
+                    + (f"  {accuracy_text(accuracy)}" if accuracy is not None else ""),
                     how_it_ended(r),
                 )
             )

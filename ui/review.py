@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pygame
 
-from ai.protocol import MARKED_CLASSES, REVIEW_CLASS_COLOURS, ReviewAnswer, WorkerFailure
+from ai.protocol import MARKED_CLASSES, REVIEW_CLASS_COLOURS, ReviewAnswer, WorkerFailure, accuracy_text
 from game.board import WIDTH
 from game.pieces import COLOURS, SHAPES, Piece, Rotation
 from game.replay import Replay, ReplayError
@@ -255,6 +255,10 @@ class ReviewScene(Scene):
 
     def summary(self) -> dict[str, Any] | None:
         return self.review
+
+    def accuracy_shown(self) -> str:
+        """The game's accuracy as the card draws it (the list of runs says the same)."""
+        return accuracy_text(self.review["accuracy"] if self.review is not None else None)
 
     # --- input --------------------------------------------------------------------------------------------
     def handle(self, event: pygame.event.Event) -> None:  # noqa: C901 - one branch per key of the review screen
@@ -496,13 +500,16 @@ class ReviewScene(Scene):
             partial = [p for p in self.placements.values() if p.get("accuracy") is not None]
             if partial:
                 running = sum(p["accuracy"] for p in partial) / len(partial)
-                R.blit_text(surface, f"accuracy so far {running:.1f}%", view.pt(x0, y0 + 60), view.font_size(20), R.DIM)
+                R.blit_text(
+                    surface,
+                    f"accuracy so far {accuracy_text(running)}",
+                    view.pt(x0, y0 + 60),
+                    view.font_size(20),
+                    R.DIM,
+                )
             return
         review = self.review
-        accuracy = review["accuracy"]
-        R.blit_text(
-            surface, f"{accuracy:.1f}%" if accuracy is not None else "—", view.pt(x0, y0), view.font_size(52), R.ACCENT
-        )
+        R.blit_text(surface, self.accuracy_shown(), view.pt(x0, y0), view.font_size(52), R.ACCENT)
         R.blit_text(surface, "accuracy", view.pt(x0, y0 + 44), view.font_size(18), R.DIM)
         x = x0 + 170
         for name in CLASSES:
@@ -527,7 +534,7 @@ class ReviewScene(Scene):
                 R.blit_text(
                     surface,
                     f"{names[phase]}: {data['placements']} placements, accuracy "
-                    f"{data['accuracy']:.1f}%, {bad} mistakes/blunders",
+                    f"{accuracy_text(data['accuracy'])}, {bad} mistakes/blunders",
                     view.pt(x0, y),
                     view.font_size(20),
                     R.DIM,

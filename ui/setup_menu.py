@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pygame
 
+from ai.protocol import percent_text
 from game.setups import SetupEntry, read_library
 from ui import render as R
 from ui import setup_stats
@@ -61,11 +62,11 @@ class SetupMenuScene(Scene):
         ]
         if "build_rate" in f:
             out.append(
-                f"Build chance {f['build_rate'] * 100:.1f}% of {f.get('build_total')} queues"
-                + (f", with its mirror {f['either_build_rate'] * 100:.1f}%" if "either_build_rate" in f else "")
+                f"Build chance {percent_text(f['build_rate'], 1)} of {f.get('build_total')} queues"
+                + (f", with its mirror {percent_text(f['either_build_rate'], 1)}" if "either_build_rate" in f else "")
             )
         if "pc_rate" in f:
-            out.append(f"PC chance after it {f['pc_rate'] * 100:.1f}% ({entry.pc_pattern})")
+            out.append(f"PC chance after it {percent_text(f['pc_rate'], 1)} ({entry.pc_pattern})")
         if entry.notes:
             out.append(entry.notes)
         mirrored = self.mirrored and entry.mirror
