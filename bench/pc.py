@@ -46,6 +46,15 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   holding   `seconds` with hold pressed at the second piece after each placement of the first (hold spent, the
             next bag's first piece shown, 120 futures): the hold-pressed table (ai.pc.seconds.HOLDING) against
             the search
+  later-start
+            a later PC's first position under the default rules (empty field, a bag's last six shown, one of them
+            held), as it is and with hold pressed: the later-start table (ai.pc.later_start)
+  later-firsts, later-firsts-srs, later-firsts-srsplus, later-firsts-srsplus-no180, later-firsts-nokicks,
+  later-firsts-nrs
+            300 later PCs' first positions at random (any bag offset, any piece held or none, hold pressed at about
+            a third), the live chance as the worker asks it, under the default rules, plain SRS, SRS+ with and
+            without 180 turns, no kicks and NRS (180 turns on): the later-start tables of each kind where the rules
+            have them, else the wider rules' as bounds, else searched
   wander    the live chance along 12 games under the default rules, tables on, where the player follows the
             panel half the time and otherwise plays a flat spot of their own (hold pressed or not, by the seed)
             that still makes the PC with the pieces really coming, through the PCs until the chance is 0; the
@@ -129,6 +138,7 @@ GROUPS = (
     "later-firsts",
     "later-firsts-srs",
     "later-firsts-srsplus",
+    "later-firsts-srsplus-no180",
     "later-firsts-nokicks",
     "later-firsts-nrs",
     "wander",
@@ -368,6 +378,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "later-firsts": _later_firsts_group,
         "later-firsts-srs": lambda: _later_firsts_group("srs"),
         "later-firsts-srsplus": lambda: _later_firsts_group("srsplus-180"),
+        "later-firsts-srsplus-no180": lambda: _later_firsts_group("srsplus"),  # SRS+ with 180's tables as bounds
         "later-firsts-nokicks": lambda: _later_firsts_group("none-180"),
         "later-firsts-nrs": lambda: _later_firsts_group("nrs-180"),
         "wander": _wander_group,
@@ -555,7 +566,7 @@ def _seconds_group(hold: str = "") -> dict:
 
 
 WANDER_SEEDS = tuple(range(1, 13))
-GROUP_WIDTH = 21  # the table's group column: the longest group name (wander-srsplus-no180) and a space
+GROUP_WIDTH = 27  # the table's group column: the longest group name (later-firsts-srsplus-no180) and a space
 
 
 def _head(tree: str, group: str) -> str:
