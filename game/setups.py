@@ -112,8 +112,10 @@ class SetupEntry:
         return rows
 
     def title(self) -> str:
+        """The name and what it is for ("Albatross (opener)"); a loop set-up's name already says its PC
+        ("2nd PC: Tub (save I)"), and is not told twice."""
         what = f"{_ordinal(self.pc)} PC" if self.family == "pc" and self.pc else "opener"
-        return f"{self.name} ({what})"
+        return self.name if self.name.startswith(f"{what}:") else f"{self.name} ({what})"
 
 
 def _ordinal(n: int) -> str:

@@ -43,6 +43,14 @@ class TestContents:
         old = {"pco_with_I", "pco_no_I", "grace", "box4x4"}  # the four of assets/pc_setups.toml
         assert old <= {e.key for e in first} and len({e.key for e in first} - old) >= 1
 
+    def test_a_title_says_what_the_set_up_is_for_once(self, library):
+        titles = {entry.key: entry.title() for entry in library}
+        assert titles["pc4_no_io"] == "4th PC: No IO (save T)"
+        for entry in library:
+            what = f"{entry.pc}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(entry.pc, 'th') } PC"
+            said = titles[entry.key].count(what) if entry.family == "pc" else titles[entry.key].count("(opener)")
+            assert said == 1, titles[entry.key]
+
     def test_eight_openers(self, library):
         openers = {entry.opener for entry in library if entry.opener}
         assert len(openers) >= 8, openers
