@@ -467,3 +467,31 @@ def test_a_sprint_with_the_live_pc_overlay_on_is_assisted(ai_app):
     _ticks(app, 61)
     results = app.scenes.top
     assert results.assist_line == "Assisted run (PC overlay)" and not results.outcome.is_new_best
+
+
+def test_a_long_run_s_row_in_the_stats_list_does_not_run_into_how_it_ended(app, monkeypatch):
+    """A 20-minute Set-up Practice run with 1,234 finesse faults, reviewed, topped out with help: its numbers and
+    "topped out · assisted" are drawn side by side without overlapping, at a smaller size if need be."""
+    from ui import render as R
+    from ui.store import GameRecord
+
+    saved = app.store.save(
+        GameRecord("setup", "srs-180", False, 1234.5, 1234, 400, 1, 2.34, 1, 1, 1234, True, "topout")
+    )
+    app.store.save_review(saved.record.id, "engine", 99.96, "{}")
+    stats = open_stats(app)
+    line, ending = stats.recent_rows()[0]
+    assert "Set-up Practice" in line and line.endswith(">99.9%") and ending == "topped out · assisted"
+    drawn: dict[str, tuple] = {}
+    blit = R.blit_text
+
+    def recording(surface, s, pos, size, *args, **kwargs):
+        drawn[s] = (blit(surface, s, pos, size, *args, **kwargs), size)
+        return drawn[s][0]
+
+    monkeypatch.setattr(R, "blit_text", recording)
+    app.draw(app.screen)
+    (line_rect, line_size), (ending_rect, ending_size) = drawn[line], drawn[ending]
+    assert line_rect.right < ending_rect.left and line_size == ending_size
+    footer = next(text for text in drawn if text.startswith("Up/Down choose a run"))
+    assert drawn[footer][1] == drawn["Mode (rules)"][1]  # the rest of the screen keeps its size

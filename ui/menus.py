@@ -537,6 +537,9 @@ def pc_stats_rows(stats: PcStats) -> list[tuple[str, str]]:
     ]
 
 
+ROW_WIDTH = 596  # a run's row in the stats list: its numbers from x 80, how it ended up to x 676 (design pixels)
+
+
 def how_it_ended(record: GameRecord) -> str:
     """How a stored run ended, and "assisted" when it was: "topped out · assisted"."""
     ending = ENDING_WORDS.get(record.ending or "", "finished" if record.finished else "not finished")
@@ -728,8 +731,9 @@ class StatsScene(Scene):
             if index == self.selected:
                 pygame.draw.rect(surface, R.PANEL, view.rect(74, y - 2, 606, 22))
                 pygame.draw.rect(surface, R.ACCENT, view.rect(74, y - 2, 606, 22), 1)
-            R.blit_text(surface, line, view.pt(80, y), small, R.TEXT if index == self.selected else R.DIM)
-            R.blit_text(surface, ending, view.pt(676, y), small, R.BAD if "assisted" in ending else R.DIM, "topright")
+            fitting = R.fit_size(small, view.s(ROW_WIDTH), line, "  ", ending)
+            R.blit_text(surface, line, view.pt(80, y), fitting, R.TEXT if index == self.selected else R.DIM)
+            R.blit_text(surface, ending, view.pt(676, y), fitting, R.BAD if "assisted" in ending else R.DIM, "topright")
         if not rows:
             R.blit_text(surface, "No runs in this mode yet.", view.pt(80, top + 30), size, R.DIM)
         mode = self.plot_mode

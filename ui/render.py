@@ -100,6 +100,14 @@ def blit_text(
     return rect
 
 
+def fit_size(size: int, width: int, *texts: str) -> int:
+    """The font size, at most `size`, at which `texts` side by side fit `width` pixels (a long run's row in the
+    stats list: its numbers and how it ended must not run into each other)."""
+    while size > 8 and sum(font(size).size(t)[0] for t in texts) > width:
+        size -= 1
+    return size
+
+
 def wrap(s: str, size: int, width: int) -> list[str]:
     """Split text into lines that fit `width` pixels at font `size`."""
     f = font(size)
