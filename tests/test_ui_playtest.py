@@ -289,6 +289,34 @@ def test_the_play_screen_states_the_rules_in_words(app):
     assert _end_run(app).rules_line == "SRS · 7-bag · 5 previews · hold · 180°"  # the results screen too
 
 
+def test_a_long_title_keeps_clear_of_the_spawn_rows(app, monkeypatch):
+    """A set-up's long name ("Set-up Practice — 2nd PC: Tub (save I)") ran over the piece spawning above the field;
+    the name now gets a line of its own, and no text above the field reaches its columns 3-6."""
+    from game.setups import read_library
+    from ui import render as R
+    from ui.modes import SETUP_PRACTICE
+    from ui.play import PlayScene
+    from ui.playfield import play_layout
+    from ui.setup_menu import setup_practice_start
+
+    entry = next(e for e in read_library() if e.key == "pc2_tub_save_i")
+    play = PlayScene(app, SETUP_PRACTICE, setup_practice_start(entry, 3))
+    app.scenes.push(play)
+    drawn: dict[str, object] = {}
+    blit = R.blit_text
+
+    def recording(surface, s, *args, **kwargs):
+        drawn[s] = blit(surface, s, *args, **kwargs)
+        return drawn[s]
+
+    monkeypatch.setattr(R, "blit_text", recording)
+    app.draw(app.screen)
+    lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+    assert {"Set-up Practice", entry.name, play.rules_text} <= set(drawn)
+    above = [(s, rect) for s, rect in drawn.items() if rect.top < lay.field.y]
+    assert above and all(rect.right <= lay.field.x + 3 * lay.c for _, rect in above), above
+
+
 class _Hands:
     """Plays a planned placement through the same per-tick input the keyboard feeds (key executor)."""
 

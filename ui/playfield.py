@@ -198,15 +198,26 @@ def draw_play(surface: pygame.Surface, scene: PlayScene) -> None:  # noqa: C901 
     _draw_coach(surface, scene, lay, fs)
     _draw_popups(surface, scene, lay, c)
 
-    title = f"{scene.mode.title}"
-    if scene.start is not None and scene.start.label:
-        title += f" — {scene.start.label}"
-    R.blit_text(surface, title, lay.title_pos, int(c * 1.1), R.TEXT)
-    R.blit_text(
-        surface, scene.rules_text, (lay.title_pos[0], lay.title_pos[1] + int(c * 1.05)), max(10, int(c * 0.55)), R.DIM
-    )
+    _draw_title(surface, scene, lay, c)
     R.blit_text(surface, scene.footer_text, lay.footer_pos, max(10, int(c * 0.6)), R.DIM, "midtop")
     _draw_banner(surface, scene, lay, c)
+
+
+def _draw_title(surface: pygame.Surface, scene: PlayScene, lay: PlayLayout, c: int) -> None:
+    """The mode (and the start's label), then the rules line. Nothing may run over the spawn rows above the field
+    (columns 3-6): a label too long to follow the mode on its line (a set-up's name) gets a line of its own."""
+    x, y = lay.title_pos
+    width = lay.field.x + 3 * c - c // 3 - x
+    title, label = scene.mode.title, scene.start.label if scene.start is not None else ""
+    size, line = int(c * 1.1), int(c * 1.05)
+    if label and R.fit_size(size, width, f"{title} — {label}") == size:
+        title, label = f"{title} — {label}", ""
+    R.blit_text(surface, title, (x, y), R.fit_size(size, width, title), R.TEXT)
+    if label:
+        small = int(c * 0.7)
+        R.blit_text(surface, label, (x, y + line), R.fit_size(small, width, label), R.TEXT)
+        line += int(c * 0.75)
+    R.blit_text(surface, scene.rules_text, (x, y + line), max(10, int(c * 0.55)), R.DIM)
 
 
 def _key(keymap: KeyMap, button: str) -> str:
