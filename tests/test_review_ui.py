@@ -7,6 +7,8 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
+import itertools
+
 import pytest
 
 from ai.review import review_replay
@@ -49,7 +51,7 @@ MOVES = [
 ]  # the last one with two presses too many
 
 
-def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
+def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app, monkeypatch):
     from ui.modes import ZEN
     from ui.review import ReviewScene
 
@@ -69,6 +71,15 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     shown = review.summary()
     assert shown["accuracy"] == expected["accuracy"] and shown["counts"] == expected["counts"]
     assert sum(shown["counts"].values()) == len(MOVES)
+    phases = expected["phases"]  # what the card says per phase, in words: "1 mistake or blunder", "2 placements"
+    for line in review.phase_lines():
+        name = next(p for p in ("opener", "mid-game", "under pressure") if line.startswith(p))
+        data = phases[{"mid-game": "midgame", "under pressure": "pressure"}.get(name, name)]
+        bad = data["counts"]["mistake"] + data["counts"]["blunder"]
+        assert f": {data['placements']} placement{'' if data['placements'] == 1 else 's'}, " in line
+        assert line.endswith(f", {bad} {'mistake or blunder' if bad == 1 else 'mistakes or blunders'}")
+    assert len(review.phase_lines()) == sum(1 for data in phases.values() if data["placements"])
+    _counts_side_by_side(review, monkeypatch)
 
     # the viewer: placement by placement, with the class of each as the card shows it
     assert review.index == 0
@@ -119,6 +130,31 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app):
     assert run_until(app, lambda: again.review is not None)
     assert again.from_cache and again.progress_text() == "review from the history"
     assert again.summary()["accuracy"] == expected["accuracy"]
+
+
+def _counts_side_by_side(review, monkeypatch) -> None:
+    """A long game's counts ("123 inaccuracy") drawn after their colours, inside the card, none over the next
+    colour (each label starts 18 design pixels after its colour square)."""
+    from ui import render as R
+    from ui.review import CARD, CLASSES
+
+    drawn = []
+    blit = R.blit_text
+
+    def recording(surface, s, *args, **kwargs):
+        rect = blit(surface, s, *args, **kwargs)
+        drawn.append((s, rect))
+        return rect
+
+    with monkeypatch.context() as patch:
+        patch.setattr(review, "review", dict(review.review, counts=dict.fromkeys(CLASSES, 123)))
+        patch.setattr(R, "blit_text", recording)
+        review.app.draw(review.app.screen)
+    rects = [rect for s, rect in drawn if s in {f"123 {name}" for name in CLASSES}]
+    view = R.View(review.app.screen.get_size())
+    assert len(rects) == len(CLASSES)
+    assert all(a.right < b.left - view.s(18) for a, b in itertools.pairwise(rects))  # (the next colour between)
+    assert rects[-1].right <= view.x(CARD[0] + CARD[2])
 
 
 def test_a_run_without_a_replay_says_so(app):

@@ -256,6 +256,24 @@ class ReviewScene(Scene):
     def summary(self) -> dict[str, Any] | None:
         return self.review
 
+    def phase_lines(self) -> list[str]:
+        """Per phase of the game that has placements, as the card draws it: "opener (first 14): 7 placements,
+        accuracy 28.6%, 6 mistakes or blunders"."""
+        if self.review is None:
+            return []
+        names = {"opener": "opener (first 14)", "midgame": "mid-game", "pressure": "under pressure (10+ rows)"}
+        lines = []
+        for phase, data in self.review["phases"].items():
+            placed = data["placements"]
+            if placed:
+                bad = sum(data["counts"][c] for c in MARKED[1:])
+                marked = "mistake or blunder" if bad == 1 else "mistakes or blunders"
+                lines.append(
+                    f"{names[phase]}: {placed} placement{'' if placed == 1 else 's'}, accuracy "
+                    f"{accuracy_text(data['accuracy'])}, {bad} {marked}"
+                )
+        return lines
+
     def accuracy_shown(self) -> str:
         """The game's accuracy as the card draws it (the list of runs says the same)."""
         return accuracy_text(self.review["accuracy"] if self.review is not None else None)
@@ -511,13 +529,16 @@ class ReviewScene(Scene):
         review = self.review
         R.blit_text(surface, self.accuracy_shown(), view.pt(x0, y0), view.font_size(52), R.ACCENT)
         R.blit_text(surface, "accuracy", view.pt(x0, y0 + 44), view.font_size(18), R.DIM)
-        x = x0 + 170
-        for name in CLASSES:
+        # the counts per class side by side, each after its colour; laid out by their widths (a long game's
+        # "123 inaccuracy" is wider), smaller where they would not fit the card
+        labels = [f"{review['counts'][name]} {name}" for name in CLASSES]
+        gap, room = 18 + 16, CARD[0] + CARD[2] - 16 - (x0 + 170)
+        size = R.fit_size(view.font_size(20), view.s(room - gap * len(labels)), *labels)
+        x = float(x0 + 170)
+        for name, label in zip(CLASSES, labels, strict=True):
             pygame.draw.rect(surface, CLASS_COLOURS[name], view.rect(x, y0 + 4, 12, 12))
-            R.blit_text(
-                surface, f"{review['counts'][name]} {name}", view.pt(x + 18, y0 + 1), view.font_size(20), R.TEXT
-            )
-            x += 108
+            drawn = R.blit_text(surface, label, view.pt(x + 18, y0 + 1), size, R.TEXT)
+            x += 18 + drawn.w / view.k + 16
         missed = review["missed"]
         R.blit_text(
             surface,
@@ -527,19 +548,9 @@ class ReviewScene(Scene):
             R.TEXT,
         )
         y = y0 + 70
-        names = {"opener": "opener (first 14)", "midgame": "mid-game", "pressure": "under pressure (10+ rows)"}
-        for phase, data in review["phases"].items():
-            if data["placements"]:
-                bad = sum(data["counts"][c] for c in MARKED[1:])
-                R.blit_text(
-                    surface,
-                    f"{names[phase]}: {data['placements']} placements, accuracy "
-                    f"{accuracy_text(data['accuracy'])}, {bad} mistakes/blunders",
-                    view.pt(x0, y),
-                    view.font_size(20),
-                    R.DIM,
-                )
-                y += 24
+        for line in self.phase_lines():
+            R.blit_text(surface, line, view.pt(x0, y), view.font_size(20), R.DIM)
+            y += 24
         R.blit_text(
             surface,
             self.progress_text(),
