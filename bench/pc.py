@@ -593,6 +593,7 @@ CHANCE_GROUPS = (
     "later-firsts",
     "later-firsts-srs",
     "later-firsts-srsplus",
+    "later-firsts-srsplus-no180",
     "later-firsts-nokicks",
     "later-firsts-nrs",
     *WANDERS,
