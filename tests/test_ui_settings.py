@@ -401,3 +401,22 @@ def test_app_starts_whatever_the_settings_file_holds(tmp_path, monkeypatch, cont
     assert (tmp_path / "settings.toml.bak").read_bytes() == content
     app.scenes.push(TitleScene(app))
     app.draw(app.screen)
+
+
+def test_the_lock_and_finesse_rows_say_what_they_do(app, monkeypatch):
+    """The line under the chosen row, as drawn: lock delay, start level and finesse explain themselves, and the lock
+    mode's help names the move-reset limit the game uses (set to 10 here), not a fixed 15."""
+    from settings import change
+
+    assert app.update_settings(change(app.settings, "rules", move_reset_limit=10)) is None
+    drawn = Drawn(monkeypatch)
+    scene = _open_settings(app)
+    _go_to(app, scene, "rules", "lock_delay_mode")
+    assert "moves reset the lock timer up to 10 times" in drawn.of(app)
+    for group, field, words in (
+        ("rules", "lock_delay", "before it locks"),
+        ("rules", "start_level", "The level Marathon starts at"),
+        ("display", "show_finesse", "more key presses than the fewest"),
+    ):
+        _go_to(app, scene, group, field)
+        assert words in drawn.of(app)

@@ -111,9 +111,19 @@ def _rows() -> list[Row]:
             "Lock delay mode",
             "choice",
             ("move_reset", "step_reset", "infinite"),
-            help="move_reset: moves reset the lock timer up to 15 times; step_reset: only falling resets it.",
+            help="move_reset: moves reset the lock timer up to {move_reset_limit} times; step_reset: only falling "
+            "resets it; infinite: a resting piece never locks by itself.",
         ),
-        Row("rules", "lock_delay", "Lock delay", "int", low=1, high=600, unit="frames"),
+        Row(
+            "rules",
+            "lock_delay",
+            "Lock delay",
+            "int",
+            low=1,
+            high=600,
+            unit="frames",
+            help="How long a piece may rest on the stack before it locks, in 60 Hz frames (30 = half a second).",
+        ),
         Row(
             "rules",
             "gravity_mode",
@@ -131,7 +141,16 @@ def _rows() -> list[Row]:
             unit="G",
             help="Cells per frame when gravity is fixed; 0 = pieces only fall when you drop them.",
         ),
-        Row("rules", "start_level", "Start level", "int", low=1, high=30),
+        Row(
+            "rules",
+            "start_level",
+            "Start level",
+            "int",
+            low=1,
+            high=30,
+            help="The level Marathon starts at (it speeds up from there); with Gravity at level, 40 Lines falls "
+            "at that level's speed.",
+        ),
         Row("", "", "Handling", "header"),
         Row(
             "handling",
@@ -186,7 +205,14 @@ def _rows() -> list[Row]:
             "bool",
             help="Draw a line in the next queue where a new 7-bag starts.",
         ),
-        Row("display", "show_finesse", "Show finesse", "bool"),
+        Row(
+            "display",
+            "show_finesse",
+            "Show finesse",
+            "bool",
+            help="Count finesse faults beside the field and flash one when a piece took more key presses than the "
+            "fewest that reach its spot.",
+        ),
         Row(
             "display",
             "scale",
@@ -378,6 +404,7 @@ class SettingsScene(Scene):
             return ""
         keys = self.app.settings.keys.bindings()
         names = {button: " or ".join(pretty_key(k) for k in keys[button]) or "(no key)" for button in keys}
+        names["move_reset_limit"] = str(self.app.settings.rules.move_reset_limit)  # (a rules value, not a key)
         try:
             return row.help.format(**names)
         except (KeyError, IndexError, ValueError):  # braces that are not a button's name: shown as written
