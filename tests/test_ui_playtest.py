@@ -523,3 +523,37 @@ def test_a_long_run_s_row_in_the_stats_list_does_not_run_into_how_it_ended(app, 
     assert line_rect.right < ending_rect.left and line_size == ending_size
     footer = next(text for text in drawn if text.startswith("Up/Down choose a run"))
     assert drawn[footer][1] == drawn["Mode (rules)"][1]  # the rest of the screen keeps its size
+
+
+def test_pausing_a_timed_run_hides_the_field_the_queue_and_hold(app):
+    """40 Lines stops its clock on pause, so the paused screen must not let a player plan: the stack, the next
+    pieces and hold are hidden under the menu (the stack's cells and hold checked here). Zen keeps no time and no
+    best: its paused field stays in view."""
+    import pygame
+
+    from ui import render as R
+    from ui.menus import PauseScene
+    from ui.modes import SPRINT, ZEN
+    from ui.playfield import play_layout
+
+    dimmed = tuple(round(v * (255 - 150) / 255) for v in R.FIELD_BG)  # the field's colour under the pause's dimming
+
+    def hidden_when_paused(mode) -> bool:
+        play = _start(app, mode)
+        _drop(app)
+        tap(app, "c")  # a piece in hold
+        app.tick()
+        assert play.game.hold is not None
+        cell = next((x, y) for y in range(20) for x in range(10) if play.game.board.is_filled(x, y))
+        lay = play_layout(app.screen.get_size(), app.settings.display.scale)
+        tap(app, "escape")
+        assert isinstance(app.scenes.top, PauseScene)
+        app.draw(app.screen)
+        colours = [  # (the next queue lies under the menu's panel either way)
+            app.screen.get_at(lay.cell_rect(*cell).center)[:3],
+            pygame.transform.average_color(app.screen, lay.hold)[:3],
+        ]
+        return all(max(abs(a - b) for a, b in zip(colour, dimmed, strict=True)) <= 2 for colour in colours)
+
+    assert hidden_when_paused(SPRINT)
+    assert not hidden_when_paused(ZEN)

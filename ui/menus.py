@@ -16,6 +16,7 @@ from ui import render as R
 from ui.input import pretty_key
 from ui.modes import MODES, PC_PRACTICE, SETUP_PRACTICE, Mode, describe_rules, rules_summary
 from ui.play_state import ASSIST_NAMES, StartPosition
+from ui.playfield import play_layout
 from ui.progress import PLOT_RUNS, Series, draw_series, progress_series
 from ui.scene import Scene
 from ui.store import GameRecord, PcStats, SaveOutcome, StoreUnavailable, has_best
@@ -306,6 +307,11 @@ class PauseScene(Scene):
 
     def draw(self, surface: pygame.Surface) -> None:
         view = R.View(surface.get_size())
+        if has_best(self.play.mode.key):  # a timed run: no planning on a stopped clock (the field and queue hidden)
+            lay = play_layout(surface.get_size(), self.app.settings.display.scale)
+            surface.fill(R.BG, pygame.Rect(lay.field.x, lay.field.y - 2 * lay.c, lay.field.w, 2 * lay.c))  # spawn rows
+            for rect in (lay.field, lay.queue, lay.hold):
+                surface.fill(R.FIELD_BG, rect)
         R.dim_overlay(surface, 150)
         bottom = self.menu.y + len(self.menu.items) * self.menu.step + 20
         R.panel(surface, view.rect(430, 120, 420, max(410, bottom - 120)), (20, 22, 31), R.PANEL_EDGE, 2)
