@@ -83,6 +83,11 @@ def test_a_run_is_listed_opened_and_reviewed_as_the_command_reviews_it(ai_app, m
 
     # the viewer: placement by placement, with the class of each as the card shows it
     assert review.index == 0
+    # the first piece was hard-dropped where it spawned: where the guideline spawns it, in a player's words
+    first = expected["placements"][0]["piece"]
+    spawn = {"I": "columns 4-7", "O": "columns 5-6"}.get(first, "columns 4-6")
+    flat = "O" if first == "O" else f"{first} flat"
+    assert review.placement_lines()[1][0] == f"You: {flat} in {spawn}, bottom row 1"
     tap(app, "right")
     assert review.index == 1
     head = review.placement_lines()[0][0]

@@ -57,12 +57,34 @@ def cells_of(move: dict[str, Any]) -> list[tuple[int, int]]:
     return [(move["x"] + dx, move["y"] + dy) for dx, dy in SHAPES[piece, rotation]]
 
 
+_TURNS = {"0": "flat", "R": "turned clockwise", "2": "flipped", "L": "turned counter-clockwise"}
+
+
+def _columns(cells: list[tuple[int, int]]) -> str:
+    left, right = min(x for x, _ in cells) + 1, max(x for x, _ in cells) + 1
+    return str(left) if left == right else f"{left}-{right}"
+
+
+def _piece_turned(move: dict[str, Any]) -> str:
+    """ "J flat", "I turned clockwise", "O" (an O looks the same every way)."""
+    return move["piece"] if move["piece"] == "O" else f"{move['piece']} {_TURNS[move['orientation']]}"
+
+
 def describe(move: dict[str, Any] | None) -> str:
+    """A placement in a player's words, by the cells it covers: "J flat in columns 4-6, bottom row 1" (columns
+    from the left and rows from the floor, counted from 1)."""
     if not move:
         return "—"
-    return (
-        f"{'hold, then ' if move.get('hold') else ''}{move['piece']} {move['orientation']} at x{move['x']} y{move['y']}"
-    )
+    cells = cells_of(move)
+    columns = _columns(cells)
+    where = f"column {columns}" if "-" not in columns else f"columns {columns}"
+    hold = "hold, then " if move.get("hold") else ""
+    return f"{hold}{_piece_turned(move)} in {where}, bottom row {min(y for _, y in cells) + 1}"
+
+
+def describe_short(move: dict[str, Any]) -> str:
+    """A step of a line of placements: "J flat 4-6" (its columns)."""
+    return f"{'hold, ' if move.get('hold') else ''}{_piece_turned(move)} {_columns(cells_of(move))}"
 
 
 @lru_cache(maxsize=8)
@@ -236,15 +258,9 @@ class ReviewScene(Scene):
             lines.append((f"Engine: {describe(p['best'])}" + ("  (the same)" if same else ""), BEST_EDGE))
             if "tspin" in p["missed"]:
                 t = p["tspin"]
-                lines.append(
-                    (
-                        f"Missed T-spin: T {t['orientation']} at x{t['x']} y{t['y']} clears {t['lines']} "
-                        f"(pink outline)",
-                        TSPIN_EDGE,
-                    )
-                )
+                lines.append((f"Missed T-spin: {describe(t)}, clears {t['lines']} (pink outline)", TSPIN_EDGE))
             if "pc" in p["missed"]:
-                steps = ", ".join(f"{s['piece']} {s['orientation']} x{s['x']}" for s in p["pc"])
+                steps = ", ".join(describe_short(step) for step in p["pc"])
                 lines.append((f"Missed perfect clear: {steps}", TSPIN_EDGE))
         keys = " ".join(span.presses) or "—"
         lines.append((f"Keys: {keys}  ({len(span.presses)})", R.TEXT))
