@@ -525,7 +525,7 @@ def test_a_long_run_s_row_in_the_stats_list_does_not_run_into_how_it_ended(app, 
     assert drawn[footer][1] == drawn["Mode (rules)"][1]  # the rest of the screen keeps its size
 
 
-def test_pausing_a_timed_run_hides_the_field_the_queue_and_hold(app):
+def test_pausing_a_timed_run_hides_the_stack_and_hold(app):
     """40 Lines stops its clock on pause, so the paused screen must not let a player plan: the stack, the next
     pieces and hold are hidden under the menu (the stack's cells and hold checked here). Zen keeps no time and no
     best: its paused field stays in view."""
