@@ -17,6 +17,7 @@ from ai.pc.chance import pc_chance
 from ai.protocol import percent_text
 from game.pieces import Piece
 from game.randomizer import make_randomizer
+from game.rules import Rules
 
 SEVEN_BAG = make_randomizer("7bag", 0)
 RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
@@ -311,6 +312,41 @@ def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_r
         assert [record.message.split(":")[0] for record in caplog.records] == [
             "later-start table damaged.txt.gz not used"
         ]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        pytest.param(Rules.named(rotation, allow_180=turns), id=f"{rotation}{'-180' if turns else ''}")
+        for rotation in ("srs", "srs+", "none", "nrs")
+        for turns in (False, True)
+    ],
+)
+def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_missing(rules, monkeypatch):
+    """The warm-up's read (later_start.load): each kind these rules have a table of, and for the others the table of
+    the rules that bound them (ai.pc.opening.wider_rules), so the first such position does not pay ~0.1-0.3 s to
+    read it; nothing else."""
+    read: list = []
+    real = later_start._read
+
+    def recording(name: str, kind: later_start.Kind) -> later_start.Lines:
+        lines = real(name, kind)
+        if len(lines):
+            read.append((name, kind))
+        return lines
+
+    monkeypatch.setattr(later_start, "_read", recording)
+    later_start.load(rules)
+    own, wider = opening.table_name(rules), opening.wider_rules(rules)
+    expected = []
+    for kind in later_start.KINDS:
+        if own is not None and later_start.path(own, kind).exists():
+            expected.append((own, kind))
+        elif wider is not None and later_start.path(opening.table_name(wider), kind).exists():
+            expected.append((opening.table_name(wider), kind))
+    assert sorted(read, key=str) == sorted(expected, key=str)
+    if rules == opening.RULES["srs"]:  # plain SRS: its own later-start table, SRS with 180's three-dealt one
+        assert ("srs", later_start.LATER_START) in read and ("srs-180", later_start.THREE_DEALT) in read
 
 
 @pytest.fixture

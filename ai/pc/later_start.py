@@ -60,6 +60,7 @@ from ai.pc.opening import (
     parse_answer,
     rules_key,
     table_name,
+    wider_rules,
     write_whole,
 )
 from game.pieces import ALL_PIECES, Piece
@@ -258,9 +259,17 @@ def _read(name: str, kind: Kind) -> Lines:
 
 
 def load(rules: Rules) -> int:
-    """Read the tables of these rules now (~0.1 s a kind), so the first later PC does not pay for it; the entries
-    read."""
-    return sum(len(_table(rules, kind)) for kind in KINDS)
+    """Read the tables of these rules now, so the first later PC does not pay for it (up to ~0.15 s a kind: the
+    three- and four-dealt ones); for a kind these rules have no table of, the wider rules' (ai.pc.opening.wider_rules),
+    which bounds the search there (ai.pc.chance.pc_chance's `ceiling`). The entries read."""
+    wider = wider_rules(rules)
+    read = 0
+    for kind in KINDS:
+        own = len(_table(rules, kind))
+        read += own
+        if not own and wider is not None:
+            read += len(_table(wider, kind))
+    return read
 
 
 def lookup(
