@@ -69,12 +69,22 @@ def test_the_default_rules_tables_are_shipped():
     assert {kind for name, kind in SHIPPED_TABLES if name == "srs-180"} == set(later_start.KINDS)
 
 
+# tables made part way (~2.6 CPU hours for no kicks' whole; `make_later_start_table.py --rules none-180 --update`
+# goes on from the positions it holds): their lines are checked as the others', the positions they lack are searched
+# (bounded by the wider rules' table). Once whole, a table leaves this set (the test below fails until it does).
+PART_MADE = {"none-180"}
+
+
 @pytest.mark.parametrize("name", SHIPPED)
 def test_each_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name):
-    """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
+    """Made under today's rules (else it reads as empty), whole (or, made part way, some of the positions, known
+    to be so), and each line as the module describes it."""
     table = later_start.load_table(later_start.path(name), opening.RULES[name])
-    assert set(table) == set(later_start.keys())
-    assert len(table) == 30_240
+    if name in PART_MADE:
+        assert table and set(table) < set(later_start.keys())
+    else:
+        assert set(table) == set(later_start.keys())
+        assert len(table) == 30_240 == later_start.LATER_START.size
     for (held, shown), (first, pressed) in table.items():
         assert 0 <= first.count <= opening.FUTURES and first.piece in (held, shown[0])
         if pressed is None:
@@ -296,7 +306,7 @@ def test_hold_empty_answers_are_given_only_for_their_own_positions(name, kind):
 
 
 def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_reported(tmp_path, caplog):
-    """No table: the positions are searched, quietly (no kicks and NRS have none). A damaged file or one made under
+    """No table: the positions are searched, quietly (NRS has none). A damaged file or one made under
     other rules: the same, and damage says so in the log."""
     lines = [later_start.format_line(key, later_start.compute(key, RULES)) for key in later_start.keys()[:1]]
     made = tmp_path / "made.txt.gz"
@@ -323,9 +333,9 @@ def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_r
     ],
 )
 def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_missing(rules, monkeypatch):
-    """The warm-up's read (later_start.load): each kind these rules have a table of, and for the others the table of
-    the rules that bound them (ai.pc.opening.wider_rules), so the first such position does not pay ~0.1-0.3 s to
-    read it; nothing else."""
+    """The warm-up's read (later_start.load): each kind these rules have a table of, and where they have none or one
+    made part way, the table of the rules that bound them (ai.pc.opening.wider_rules), so the first such position
+    does not pay ~0.1-0.3 s to read it; nothing else."""
     read: list = []
     real = later_start._read
 
@@ -340,10 +350,12 @@ def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_m
     own, wider = opening.table_name(rules), opening.wider_rules(rules)
     expected = []
     for kind in later_start.KINDS:
-        if own is not None and later_start.path(own, kind).exists():
+        made = own is not None and later_start.path(own, kind).exists()
+        if made:
             expected.append((own, kind))
-        elif wider is not None and later_start.path(opening.table_name(wider), kind).exists():
-            expected.append((opening.table_name(wider), kind))
+        whole = made and (own, kind) not in {(name, later_start.LATER_START) for name in PART_MADE}
+        if not whole and wider is not None and later_start.path(opening.table_name(wider), kind).exists():
+            expected.append((opening.table_name(wider), kind))  # (bounding the positions its own lacks)
     assert sorted(read, key=str) == sorted(expected, key=str)
     if rules == opening.RULES["srs"]:  # plain SRS: its own later-start table, SRS with 180's three-dealt one
         assert ("srs", later_start.LATER_START) in read and ("srs-180", later_start.THREE_DEALT) in read
@@ -358,7 +370,7 @@ def app(app):
 
 
 # the rule sets a player plays the tables under here, as the settings name them (rotation, 180 turns)
-PLAYED = {"srs-180": ("srs", True), "srsplus-180": ("srs+", True)}
+PLAYED = {"srs-180": ("srs", True), "srsplus-180": ("srs+", True), "none-180": ("none", True)}
 
 
 def _played(kinds: tuple) -> list:

@@ -36,6 +36,10 @@ hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up
 (`four-dealt`): four of the bag dealt, the previews its last three and the next bag's first three, any piece held:
 210 * 210 * 7 = 308,700 positions of 24 futures (the next bag's other four in any order). Searched, a median ~6 ms,
 but about one in a thousand takes over 200 ms (22 of 24 kept, every other placement shown to lose three).
+
+A table may be made part way (no kicks' later-start table: ~2.6 CPU hours whole, made over sessions with
+`--update`): it answers the positions it holds, and the others are searched as without it, bounded by the wider
+rules' table where there is one (`load` reads that too).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import logging
+import math
 import threading
 import zlib
 from array import array
@@ -82,6 +87,14 @@ class Kind:
     held: bool
     futures: int
     what: str  # the position, for the tables' header
+
+    @property
+    def size(self) -> int:
+        """How many positions a whole table holds (len(keys()), without making them)."""
+        holds = 7 if self.held else 1
+        if self.dealt == 1:
+            return math.perm(7, 6) * (6 if self.held else 1)
+        return math.perm(7, 7 - self.dealt) * math.perm(7, self.dealt - 1) * holds
 
     def keys(self) -> list[Key]:
         """Every position of the table."""
@@ -260,14 +273,14 @@ def _read(name: str, kind: Kind) -> Lines:
 
 def load(rules: Rules) -> int:
     """Read the tables of these rules now, so the first later PC does not pay for it (up to ~0.15 s a kind: the
-    three- and four-dealt ones); for a kind these rules have no table of, the wider rules' (ai.pc.opening.wider_rules),
+    three- and four-dealt ones); for a kind these rules have no whole table of, the wider rules' (opening.wider_rules),
     which bounds the search there (ai.pc.chance.pc_chance's `ceiling`). The entries read."""
     wider = wider_rules(rules)
     read = 0
     for kind in KINDS:
         own = len(_table(rules, kind))
         read += own
-        if not own and wider is not None:
+        if own < kind.size and wider is not None:  # (a table made part way: the rest is bounded)
             read += len(_table(wider, kind))
     return read
 
