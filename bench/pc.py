@@ -49,6 +49,9 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
   later-start
             a later PC's first position under the default rules (empty field, a bag's last six shown, one of them
             held), as it is and with hold pressed: the later-start table (ai.pc.later_start)
+  later-start-nokicks
+            `later-start` under no kicks (180 turns on): its table is made part way, the positions it lacks are
+            bounded by SRS with 180's (searched, the row below, ~4 minutes)
   later-firsts, later-firsts-srs, later-firsts-srsplus, later-firsts-srsplus-no180, later-firsts-nokicks,
   later-firsts-nrs
             300 later PCs' first positions at random (any bag offset, any piece held or none, hold pressed at about
@@ -135,6 +138,7 @@ GROUPS = (
     "held",
     "holding",
     "later-start",
+    "later-start-nokicks",
     "later-firsts",
     "later-firsts-srs",
     "later-firsts-srsplus",
@@ -375,6 +379,7 @@ def run_group(name: str, keep_caches: bool) -> dict:
         "held": lambda: _seconds_group("held"),
         "holding": lambda: _seconds_group("holding"),
         "later-start": _later_start_group,
+        "later-start-nokicks": lambda: _later_start_group("none-180"),
         "later-firsts": _later_firsts_group,
         "later-firsts-srs": lambda: _later_firsts_group("srs"),
         "later-firsts-srsplus": lambda: _later_firsts_group("srsplus-180"),
@@ -590,6 +595,7 @@ CHANCE_GROUPS = (
     "held",
     "holding",
     "later-start",
+    "later-start-nokicks",
     "later-firsts",
     "later-firsts-srs",
     "later-firsts-srsplus",
@@ -870,17 +876,17 @@ def _opening_group() -> dict:
 LATER_STARTS = 100  # later PCs' first positions with a piece held from the bag before (ai.pc.later_start)
 
 
-def _later_start_group() -> dict:
-    """A later PC's first position under the default rules: empty field, a bag's last six shown, one of them held
-    from the bag before (seeded sample), asked as it is and with hold pressed, looked up and searched (caches
-    cleared before each)."""
+def _later_start_group(rules_name: str = "srs-180") -> dict:
+    """A later PC's first position under the default rules (or `rules_name`): empty field, a bag's last six shown,
+    one of them held from the bag before (seeded sample), asked as it is and with hold pressed, looked up and
+    searched (caches cleared before each)."""
     import itertools
 
     from ai.pc.chance import pc_chance
     from game.pieces import ALL_PIECES
     from game.randomizer import make_randomizer
 
-    rules = rules_named("srs-180")
+    rules = rules_named(rules_name)
     _warm_up(rules)
     bag = make_randomizer("7bag", 0)
     keys = [(held, order[1:]) for order in itertools.permutations(ALL_PIECES) for held in order[1:]]
@@ -1066,7 +1072,7 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
         slow = sorted(((t, ident) for t, ident in zip(times, data["ids"]) if t > 200), reverse=True)
         if slow:  # which positions, slowest first: where a closer look starts
             text += "\n" + " " * 8 + "over 200 ms: " + ", ".join(f"{ident} {t:.0f}" for t, ident in slow[:12])
-    if name in ("opening", "seconds", "held", "holding", "later-start"):
+    if name in ("opening", "seconds", "held", "holding", "later-start", "later-start-nokicks"):
         search = data["search"]
         text += (
             "\n" + _head(label, "search") + f"{len(search):>5}{'':>9}{statistics.median(search):>10.1f}"
