@@ -28,6 +28,11 @@ class Piece(IntEnum):
     def letter(self) -> str:
         return self.name
 
+    @property
+    def mirrored(self) -> Piece:
+        """The piece whose shape is this one's reflected left to right (J and L, S and Z swap)."""
+        return _MIRRORED.get(self, self)
+
     @classmethod
     def from_letter(cls, letter: str) -> Piece:
         """Parse one piece letter (case-insensitive); raises ValueError naming the bad letter."""
@@ -38,6 +43,7 @@ class Piece(IntEnum):
 
 
 ALL_PIECES: tuple[Piece, ...] = tuple(Piece)
+_MIRRORED = {Piece.J: Piece.L, Piece.L: Piece.J, Piece.S: Piece.Z, Piece.Z: Piece.S}
 
 
 class Rotation(IntEnum):

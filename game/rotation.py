@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from game.pieces import Cell, Piece, Rotation
+from game.pieces import SHAPES, Cell, Piece, Rotation
 
 TRANSITIONS_90 = ("0R", "R0", "R2", "2R", "2L", "L2", "L0", "0L")
 TRANSITIONS_180 = ("02", "20", "RL", "LR")
@@ -67,6 +67,14 @@ class RotationSystem:
         digest = hashlib.blake2b(repr((tests, written)).encode(), digest_size=8).digest()
         return int.from_bytes(digest, "little")
 
+    def mirror_symmetric(self, with_180: bool = True) -> bool:
+        """Is every turn (half turns only `with_180`), reflected left to right, the reflected piece's reflected turn,
+        with the same tests in the same order? Then a field's placements reflected are its mirror image's (J and L,
+        S and Z swap; the spawn column aside, which a low field never meets), and a PC answer at a position,
+        reflected, is its mirror image's. True without kicks and for SRS+ without 180 turns; SRS's I kicks and
+        SRS+'s 180 kicks are not."""
+        return _mirror_symmetric(self.tests, with_180)
+
     def kicks(self, piece: Piece, start: Rotation, end: Rotation) -> tuple[Cell, ...]:
         """Positions offsets to try, in order, when turning `piece` from `start` to `end`."""
         return self.tests[piece, start, end]
@@ -75,6 +83,30 @@ class RotationSystem:
         return RotationSystem(
             name, self.description, self.tests, self.table, self.has_180_kicks, self.source, self.document
         )
+
+
+def _mirror_symmetric(tests: dict[tuple[Piece, Rotation, Rotation], tuple[Cell, ...]], with_180: bool) -> bool:
+    state = {Rotation.NORTH: Rotation.NORTH, Rotation.EAST: Rotation.WEST, Rotation.SOUTH: Rotation.SOUTH}
+    state[Rotation.WEST] = Rotation.EAST
+    shift: dict[tuple[Piece, Rotation], Cell] = {}  # the reflected shape moved by it is the reflected piece's
+    for (piece, rotation), cells in SHAPES.items():
+        reflected = sorted((-x, y) for x, y in cells)
+        target = SHAPES[piece.mirrored, state[rotation]]
+        dx, dy = target[0][0] - reflected[0][0], target[0][1] - reflected[0][1]
+        if sorted((x + dx, y + dy) for x, y in reflected) != list(target):
+            return False
+        shift[piece, rotation] = dx, dy
+    # a position P in `start` reflects to -P - shift[start] (x negated); turning it with the test d, to the
+    # reflected piece's position after the test -d - shift[start] + shift[start] - shift[end]
+    return all(
+        tests.get((piece.mirrored, state[start], state[end]))
+        == tuple(
+            (shift[piece, start][0] - shift[piece, end][0] - dx, shift[piece, start][1] - shift[piece, end][1] + dy)
+            for dx, dy in turn_tests
+        )
+        for (piece, start, end), turn_tests in tests.items()
+        if with_180 or (end - start) % 4 != 2
+    )
 
 
 def _parse_cell(value: Any, where: str) -> Cell:

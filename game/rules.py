@@ -40,6 +40,12 @@ class Rules:
         """A hashable value that changes whenever a rule affecting placements changes (for solver caches)."""
         return (self.rotation.fingerprint, self.allow_180, self.hold, self.spin_rule, self.spawn_x, self.spawn_y)
 
+    @property
+    def mirror_symmetric(self) -> bool:
+        """Are the placements of every (low) field, reflected, its mirror image's under these rules (the turns
+        they allow checked as data: RotationSystem.mirror_symmetric)?"""
+        return self.rotation.mirror_symmetric(self.allow_180)
+
     @classmethod
     def named(cls, rotation: str = "srs", **kwargs) -> Rules:
         """Rules with a built-in rotation system key (srs, srs+, none, nrs) or a kick-table path."""

@@ -322,7 +322,7 @@ def _crowded_side_first(bits, packed, columns, region):
 
 @kernel
 def _mirrored(bits, column):
-    """tiling._mirrored: the field reflected left to right (column: column 0's cells)."""
+    """tiling.mirrored: the field reflected left to right (column: column 0's cells)."""
     out = 0
     for x in range(10):
         out |= ((bits >> x) & column) << (9 - x)

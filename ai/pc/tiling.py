@@ -93,7 +93,7 @@ def tileable(bits: Bitboard, h: int, counts: tuple[int, ...], budget: int = 3000
     for piece, count in enumerate(counts):
         packed |= min(count, need, 15) << (4 * piece)
     if _fewer_empty_on_the_right(bits, h):  # as the compiled entry (jit_tiling._search_counts) does
-        bits, packed = _mirrored(bits, h), _mirrored_counts(packed)
+        bits, packed = mirrored(bits, h), _mirrored_counts(packed)
     kernel = _kernel()
     if kernel is not None:
         key = bits | h << 60 | packed << 64
@@ -305,7 +305,7 @@ def hard_drop_tileable_counts8(bits: Bitboard, h: int, counts8: int, budget: int
     for piece in range(7):
         packed |= min((counts8 >> (8 * piece)) & 255, need, 15) << (4 * piece)
     if _fewer_empty_on_the_right(bits, h):
-        bits, packed = _mirrored(bits, h), _mirrored_counts(packed)
+        bits, packed = mirrored(bits, h), _mirrored_counts(packed)
     if not _every_cell_coverable(bits, h, packed):
         return False
     steps = [budget]
@@ -326,7 +326,7 @@ def _fewer_empty_on_the_right(bits: Bitboard, h: int) -> bool:
     return left.bit_count() > (empty & ~left).bit_count()
 
 
-def _mirrored(bits: Bitboard, h: int) -> Bitboard:
+def mirrored(bits: Bitboard, h: int) -> Bitboard:
     """The field reflected left to right."""
     column = COLUMN[h][0]
     out = 0
