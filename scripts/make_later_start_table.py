@@ -10,7 +10,9 @@ position with a piece held from the bag before, for every order of a bag's last 
     python scripts/make_later_start_table.py --kind three-dealt   # 246,960 positions; four-dealt: 308,700
 
 Ctrl+C or `kill PID` stops it with the positions done written. Placements tying for the best may differ between
-runs; the counts may not.
+runs; the counts may not. Under rules whose placements reflect left to right (game.rules.Rules.mirror_symmetric: no
+kicks, SRS+ without 180 turns) a position's mirror image (J and L, S and Z swapped) has the same count and the
+reflected placements, so one of each pair is searched and the other written reflected.
 """
 
 from __future__ import annotations
@@ -65,6 +67,19 @@ def main() -> int:
         return 1 if wrong else 0
     lines = {key: later_start.format_line(key, entry) for key, entry in table.items()}
     todo = [key for key in kind.keys() if key not in table]
+    mirror = rules.mirror_symmetric  # a position's answer reflected is its mirror image's: search one of each pair
+    if mirror:
+        for key in todo:
+            if later_start.mirrored_key(key) in table:
+                lines[key] = later_start.format_line(
+                    key, later_start.mirrored_entry(table[later_start.mirrored_key(key)])
+                )
+        pairs: dict = {}  # one position of each pair not made, keyed by the pair
+        for key in todo:
+            if key not in lines:
+                pairs.setdefault(frozenset((key, later_start.mirrored_key(key))), key)
+        todo = list(pairs.values())
+        print(f"{len(lines) - len(table)} positions reflected from the table's, {len(todo)} to search")
     started = time.perf_counter()
     stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the positions finished are saved, then the workers stopped
     with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=500) as pool:
@@ -72,6 +87,11 @@ def main() -> int:
         try:
             for i, (key, line) in enumerate(zip(todo, pool.imap(_compute, jobs, 16))):
                 lines[key] = line.split("\t#")[0]
+                if mirror:
+                    entry = later_start.parse_line(lines[key], kind.futures)[1]
+                    lines[later_start.mirrored_key(key)] = later_start.format_line(
+                        later_start.mirrored_key(key), later_start.mirrored_entry(entry)
+                    )
                 if i % 500 == 0:
                     print(f"{i}/{len(todo)} {time.perf_counter() - started:.0f} s  {line}", flush=True)
                 if (i + 1) % args.save_every == 0:

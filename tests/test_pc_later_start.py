@@ -111,13 +111,13 @@ def test_an_entry_of_each_other_table_and_its_hardest_equal_the_search(name):
         assert later_start.counts(table[key]) == later_start.counts(searched), later_start.format_line(key, table[key])
 
 
-def _count_by_single_searches(key: later_start.Key, answer: opening.Answer) -> int:
+def _count_by_single_searches(key: later_start.Key, answer: opening.Answer, rules: Rules = RULES) -> int:
     """The futures from which the single-queue solver finds a PC after `answer`'s placement on the empty field: the
     held piece placed (the one in play goes to hold) or the one in play placed (the held piece stays)."""
     held, shown = key
     kept = shown[0] if answer.piece == held else held
     return sum(
-        solve(answer.mask, (*shown[1:], *future), hold=kept, rules=RULES, lines=4, verify=False).solvable
+        solve(answer.mask, (*shown[1:], *future), hold=kept, rules=rules, lines=4, verify=False).solvable
         for future, _ in SEVEN_BAG.sequences(4, ())
     )
 
@@ -128,6 +128,41 @@ def test_the_named_placements_keep_their_counts_future_by_future(table):
     assert first.count < opening.FUTURES
     assert _count_by_single_searches(key, first) == first.count
     assert _count_by_single_searches(key, pressed) == pressed.count
+
+
+# tables of rules whose placements reflect (Rules.mirror_symmetric): their generator searches one position of each
+# mirror-image pair and writes the other reflected
+REFLECTING = [name for name in SHIPPED if opening.RULES[name].mirror_symmetric]
+
+
+@pytest.mark.parametrize("name", REFLECTING)
+def test_a_reflected_entry_equals_the_search_and_its_placements_keep_their_counts(name):
+    """The position whose bag's missing piece is a Z that keeps the fewest futures (no kicks: 840, and 839 with
+    hold pressed; SRS+ without 180 turns keeps all): no kicks' generator searched none of these, it wrote each
+    reflected from the S's position (J and L, S and Z swapped). Its answers are the search's counts, and the
+    placements named keep them future by future."""
+    rules = opening.RULES[name]
+    table = _load(name, later_start.LATER_START)
+    reflected = [key for key in table if Piece.Z not in key[1]]
+    assert len(reflected) == 720 * 6  # every one, as every S's position is made
+    key = min(reflected, key=lambda k: (sum(later_start.counts(table[k])), k))  # loses the most
+    first, pressed = table[key]
+    assert later_start.counts(table[key]) == later_start.counts(later_start.compute(key, rules))
+    assert later_start.counts(table[later_start.mirrored_key(key)]) == later_start.counts(table[key])
+    assert _count_by_single_searches(key, first, rules) == first.count
+    if pressed is not None:
+        assert _count_by_single_searches(key, pressed, rules) == pressed.count
+
+
+@pytest.mark.parametrize("name", REFLECTING)
+def test_mirror_image_positions_searched_each_have_the_same_counts(name):
+    """The premise of writing one of a pair reflected, on the positions a table holds both of (SRS+ without 180
+    turns: every one, each searched; no kicks: the 17,408 of the bag's missing piece an I, J, L or O, searched before
+    the generator reflected): the same counts as they are and with hold pressed."""
+    table = _load(name, later_start.LATER_START)
+    pairs = [(key, later_start.mirrored_key(key)) for key in table if Piece.Z in key[1] and Piece.S in key[1]]
+    assert len(pairs) >= 17_000
+    assert [key for key, image in pairs if later_start.counts(table[key]) != later_start.counts(table[image])] == []
 
 
 def _position(

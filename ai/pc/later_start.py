@@ -37,8 +37,8 @@ hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up
 210 * 210 * 7 = 308,700 positions of 24 futures (the next bag's other four in any order). Searched, a median ~6 ms,
 but about one in a thousand takes over 200 ms (22 of 24 kept, every other placement shown to lose three).
 
-A table may be made part way (no kicks' later-start table: ~2.6 CPU hours whole, made over sessions with
-`--update`): it answers the positions it holds, and the others are searched as without it, bounded by the wider
+A table may be made part way (no kicks' later-start table: made over sessions with `--update`; it searches one
+position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers the positions it holds, and the others are searched as without it, bounded by the wider
 rules' table where there is one (`load` reads that too).
 """
 
@@ -68,6 +68,7 @@ from ai.pc.opening import (
     wider_rules,
     write_whole,
 )
+from ai.pc.tiling import mirrored
 from game.pieces import ALL_PIECES, Piece
 from game.rules import Rules
 
@@ -169,6 +170,23 @@ def parse_line(line: str, futures: int = FUTURES) -> tuple[Key, Entry]:
         first = replace(first, futures=futures)
         pressed = pressed and replace(pressed, futures=futures)
     return (None if held == "-" else Piece[held], tuple(Piece[c] for c in shown)), (first, pressed)
+
+
+def mirrored_key(key: Key) -> Key:
+    """The position reflected left to right (J and L, S and Z swap)."""
+    held, shown = key
+    return (held and held.mirrored), tuple(piece.mirrored for piece in shown)
+
+
+def mirrored_entry(entry: Entry) -> Entry:
+    """The entry of the reflected position under rules whose placements reflect (Rules.mirror_symmetric): the
+    futures reflect one to one, so the counts are the same, and the placements reflect."""
+
+    def reflect(answer: Answer) -> Answer:
+        return replace(answer, piece=answer.piece.mirrored, mask=mirrored(answer.mask, LINES))
+
+    first, pressed = entry
+    return reflect(first), pressed and reflect(pressed)
 
 
 def counts(entry: Entry) -> tuple[int, int]:
