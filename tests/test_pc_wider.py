@@ -41,8 +41,21 @@ pytestmark = pytest.mark.usefixtures("no_plain_srs_boundary_table")
 
 
 @pytest.fixture(scope="module")
-def boundary() -> seconds.Table:
-    return seconds.load_table(seconds.BOUNDARY.path("srs-180"), WIDE, seconds.BOUNDARY)
+def boundary_tables() -> dict[str, seconds.Table]:
+    """The wider rules' boundary tables by name, each read once for the module's tests (a table keeps the groups
+    it has parsed, and parsing one whole takes ~4 s), freed when the module is done."""
+    return {}
+
+
+def _boundary_table(tables: dict[str, seconds.Table], name: str) -> seconds.Table:
+    if name not in tables:
+        tables[name] = seconds.load_table(seconds.BOUNDARY.path(name), opening.RULES[name], seconds.BOUNDARY)
+    return tables[name]
+
+
+@pytest.fixture(scope="module")
+def boundary(boundary_tables) -> seconds.Table:
+    return _boundary_table(boundary_tables, "srs-180")
 
 
 def test_placements_within_holds_where_the_move_generator_shows_it():
@@ -173,13 +186,15 @@ def bounded(monkeypatch) -> list:
     [(SRS, "srs-180", 2), (NO_KICKS, "srs-180", 1), (SRSPLUS_90, "srsplus-180", 1)],
     ids=["plain-srs", "no-kicks", "srsplus-no-180"],
 )
-def test_at_a_later_pcs_second_position_the_bounded_chance_is_the_searchs(narrow, wide_name, others, bounded):
+def test_at_a_later_pcs_second_position_the_bounded_chance_is_the_searchs(
+    narrow, wide_name, others, bounded, boundary_tables
+):
     """At a later PC's second position (a piece held, the bag shown whole) whose group the wider rules' boundary
     table holds: the chance under the narrower rules, bounded by the table's count, is the search's, exact. Checked
     until positions of both kinds were met: those where the narrower rules' best is the table's placement, and
     those where it is another (the bound alone must not end the search there; without kicks or 180 turns that is
     rarer, so one is enough)."""
-    table = seconds.load_table(seconds.BOUNDARY.path(wide_name), opening.RULES[wide_name], seconds.BOUNDARY)
+    table = _boundary_table(boundary_tables, wide_name)
     keys = sorted(key for key, answer in table.items() if answer.count < answer.futures)
     same = other = 0
     for key in random.Random(7).sample(keys, 60):
