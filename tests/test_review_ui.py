@@ -220,6 +220,20 @@ def test_the_stats_screen_filters_by_mode_and_plots_progress(app):
     assert [v for _, v in plots["personal best"]] == [80.0, 80.0, 65.0]
 
 
+def test_the_progress_chart_places_one_run_and_a_flat_line_in_the_middle():
+    """A first run's point sat in the chart's bottom left corner, under the range's label; now it is centred."""
+    import pygame
+
+    from ui.progress import plot_positions
+
+    inner = pygame.Rect(10, 20, 200, 100)
+    assert plot_positions(((0, 1.25),), 1, inner) == [inner.center]
+    flat = plot_positions(((0, 80.0), (1, 80.0), (2, 80.0)), 3, inner)
+    assert [y for _, y in flat] == [inner.centery] * 3 and [x for x, _ in flat] == [10, 110, 210]
+    rising = plot_positions(((0, 1.0), (2, 3.0), (3, 2.0)), 4, inner)
+    assert rising[0] == (10, 120) and rising[1][1] == 20 and rising[2] == (210, 70)  # low at the bottom, high on top
+
+
 def test_the_results_of_a_run_open_its_review(ai_app):
     from ui.menus import RESULTS_GRACE_TICKS, ResultsScene
     from ui.modes import SPRINT

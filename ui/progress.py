@@ -78,19 +78,10 @@ def draw_series(
     if not series.points:
         R.blit_text(surface, series.empty_text, rect.center, view.font_size(17), R.DIM, "center")
         return
-    values = [v for _, v in series.points]
-    low, high = min(values), max(values)
-    if high - low < 1e-9:  # a flat line: show it at the bottom of a range starting at its value
-        low, high = (low, low + 1) if low >= 0 else (low - 1, high + 1)
     pad = view.s(6)
-
-    def at(i: int, v: float) -> tuple[int, int]:
-        return (
-            rect.x + pad + int(i / max(1, runs - 1) * (rect.w - 2 * pad)),
-            rect.bottom - pad - int((v - low) / (high - low) * (rect.h - 2 * pad)),
-        )
-
-    points = [at(i, v) for i, v in series.points]
+    top, bottom = view.s(22), view.s(20)  # room for the labels at the top and the bottom, so no point hides one
+    inner = pygame.Rect(rect.x + pad, rect.y + top, rect.w - 2 * pad, rect.h - top - bottom)
+    points = plot_positions(series.points, runs, inner)
     if len(points) > 1:
         pygame.draw.lines(surface, (120, 170, 255), False, points, 2)
     for point in points:
@@ -99,7 +90,24 @@ def draw_series(
     R.blit_text(
         surface, series.fmt.format(last), (rect.right - pad, rect.y + pad), view.font_size(18), R.TEXT, "topright"
     )
-    R.blit_text(surface, series.fmt.format(high), (rect.x + pad, rect.y + pad), view.font_size(14), R.DIM)
-    R.blit_text(
-        surface, series.fmt.format(low), (rect.x + pad, rect.bottom - pad), view.font_size(14), R.DIM, "bottomleft"
-    )
+    low, high = min(v for _, v in series.points), max(v for _, v in series.points)
+    if high - low >= 1e-9:  # a flat line's one value is the label at the top right already
+        R.blit_text(surface, series.fmt.format(high), (rect.x + pad, rect.y + pad), view.font_size(14), R.DIM)
+        R.blit_text(
+            surface, series.fmt.format(low), (rect.x + pad, rect.bottom - pad), view.font_size(14), R.DIM, "bottomleft"
+        )
+
+
+def plot_positions(points: tuple[tuple[int, float], ...], runs: int, inner: pygame.Rect) -> list[tuple[int, int]]:
+    """Where each (run, value) point goes in `inner`: runs spread left to right, values low to high from the bottom.
+    A single run sits in the middle and a flat line at mid height, not in a corner under the range's labels."""
+    values = [v for _, v in points]
+    low, high = min(values), max(values)
+
+    def x(i: int) -> int:
+        return inner.centerx if runs <= 1 else inner.x + int(i / (runs - 1) * inner.w)
+
+    def y(v: float) -> int:
+        return inner.centery if high - low < 1e-9 else inner.bottom - int((v - low) / (high - low) * inner.h)
+
+    return [(x(i), y(v)) for i, v in points]
