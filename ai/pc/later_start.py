@@ -37,10 +37,10 @@ hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up
 210 * 210 * 7 = 308,700 positions of 24 futures (the next bag's other four in any order). Searched, a median ~6 ms,
 but about one in a thousand takes over 200 ms (22 of 24 kept, every other placement shown to lose three).
 
-A table may be made part way (no kicks' later-start table: made over sessions with `--update`; it searches one
-position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers the positions
-it holds, and the others are searched as without it, bounded by the wider rules' table where there is one (`load`
-reads that too).
+A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
+searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
+the positions it holds, and the others are searched as without it, bounded by the wider rules' table where there is
+one (`load` reads that too).
 """
 
 from __future__ import annotations
