@@ -90,8 +90,8 @@ def draw_series(
     R.blit_text(
         surface, series.fmt.format(last), (rect.right - pad, rect.y + pad), view.font_size(18), R.TEXT, "topright"
     )
-    low, high = min(v for _, v in series.points), max(v for _, v in series.points)
-    if high - low >= 1e-9:  # a flat line's one value is the label at the top right already
+    low, high, flat = _value_range(series.points)
+    if not flat:  # a flat line's one value is the label at the top right already
         R.blit_text(surface, series.fmt.format(high), (rect.x + pad, rect.y + pad), view.font_size(14), R.DIM)
         R.blit_text(
             surface, series.fmt.format(low), (rect.x + pad, rect.bottom - pad), view.font_size(14), R.DIM, "bottomleft"
@@ -101,13 +101,19 @@ def draw_series(
 def plot_positions(points: tuple[tuple[int, float], ...], runs: int, inner: pygame.Rect) -> list[tuple[int, int]]:
     """Where each (run, value) point goes in `inner`: runs spread left to right, values low to high from the bottom.
     A single run sits in the middle and a flat line at mid height, not in a corner under the range's labels."""
-    values = [v for _, v in points]
-    low, high = min(values), max(values)
+    low, high, flat = _value_range(points)
 
     def x(i: int) -> int:
         return inner.centerx if runs <= 1 else inner.x + int(i / (runs - 1) * inner.w)
 
     def y(v: float) -> int:
-        return inner.centery if high - low < 1e-9 else inner.bottom - int((v - low) / (high - low) * inner.h)
+        return inner.centery if flat else inner.bottom - int((v - low) / (high - low) * inner.h)
 
     return [(x(i), y(v)) for i, v in points]
+
+
+def _value_range(points: tuple[tuple[int, float], ...]) -> tuple[float, float, bool]:
+    """The lowest and highest value, and whether the line is flat (drawn at mid height, with one label)."""
+    values = [v for _, v in points]
+    low, high = min(values), max(values)
+    return low, high, high - low < 1e-9
