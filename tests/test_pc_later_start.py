@@ -70,11 +70,20 @@ def test_the_default_rules_tables_are_shipped():
     assert {kind for name, kind in SHIPPED_TABLES if name == "srs-180"} == set(later_start.KINDS)
 
 
-# tables made part way (`make_later_start_table.py --update` goes on from the positions a table holds; no kicks'
-# later-start table was made so over four sessions): their lines are checked as the others', the positions they lack
-# are searched (bounded by the wider rules' table). Once whole, a table leaves this set (the test below fails until
-# it does). None is part made today.
-PART_MADE: set[str] = set()
+# tables made part way, by (rules, kind) (`make_later_start_table.py --update` goes on from the positions a table
+# holds; no kicks' later-start table was made so over four sessions): their lines are checked as the others', the
+# positions they lack are searched (bounded by the wider rules' table). Once whole, a table leaves this set (the
+# tests below fail until it does).
+PART_MADE: set[tuple[str, str]] = set()
+
+
+def _assert_whole(name: str, kind: later_start.Kind, table: dict) -> None:
+    """Every position of the kind, or, made part way (and known to be so), some of them and no other."""
+    if (name, kind.name) in PART_MADE:
+        assert table and set(table) < set(kind.keys())
+    else:
+        assert set(table) == set(kind.keys())
+        assert len(table) == kind.size
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -82,11 +91,8 @@ def test_each_table_holds_every_position_with_a_pressed_answer_only_where_pressi
     """Made under today's rules (else it reads as empty), whole (or, made part way, some of the positions, known
     to be so), and each line as the module describes it."""
     table = later_start.load_table(later_start.path(name), opening.RULES[name])
-    if name in PART_MADE:
-        assert table and set(table) < set(later_start.keys())
-    else:
-        assert set(table) == set(later_start.keys())
-        assert len(table) == 30_240 == later_start.LATER_START.size
+    _assert_whole(name, later_start.LATER_START, table)
+    assert later_start.LATER_START.size == 30_240
     for (held, shown), (first, pressed) in table.items():
         assert 0 <= first.count <= opening.FUTURES and first.piece in (held, shown[0])
         if pressed is None:
@@ -209,8 +215,8 @@ DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT)
 def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name, kind):
     """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
     table = _load(name, kind)
-    assert set(table) == set(kind.keys())
-    assert len(table) == {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7}[kind.dealt]
+    _assert_whole(name, kind, table)
+    assert kind.size == {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7}[kind.dealt]
     assert kind.futures == {2: 360, 3: 120, 4: 24}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert first.futures == kind.futures and 0 <= first.count <= kind.futures and first.piece in (held, shown[0])
@@ -288,8 +294,8 @@ def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(name, 
     or, hold pressed, the next one's; pressing hold with hold empty shows a new piece, another position, so there is
     no pressed answer."""
     table = _load(name, kind)
-    assert set(table) == set(kind.keys())
-    assert len(table) == {1: 5_040, 2: 17_640}[kind.dealt]
+    _assert_whole(name, kind, table)
+    assert kind.size == {1: 5_040, 2: 17_640}[kind.dealt]
     assert kind.futures == {1: 2_520, 2: 720}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert held is None and pressed is None and first.futures == kind.futures
@@ -395,7 +401,7 @@ def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_m
         made = own is not None and later_start.path(own, kind).exists()
         if made:
             expected.append((own, kind))
-        whole = made and (own, kind) not in {(name, later_start.LATER_START) for name in PART_MADE}
+        whole = made and (own, kind.name) not in PART_MADE
         if not whole and wider is not None and later_start.path(opening.table_name(wider), kind).exists():
             expected.append((opening.table_name(wider), kind))  # (bounding the positions its own lacks)
     assert sorted(read, key=str) == sorted(expected, key=str)
