@@ -22,6 +22,7 @@ from game.rules import Rules
 
 SEVEN_BAG = make_randomizer("7bag", 0)
 RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
+NO_TABLES = Rules.named("nrs")  # NRS without 180 turns: no table of its own (NRS with 180's bound it, not answer it)
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +201,7 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
     key = _hardest(table, True)
     held, shown = key
     assert later_start.lookup(shown, held, RULES, False) == table[key][0]
-    assert later_start.lookup(shown, held, opening.RULES["nrs-180"], False) is None  # no table of its own
+    assert later_start.lookup(shown, held, NO_TABLES, False) is None  # no table of its own
     missing = next(p for p in Piece if p not in shown)
     assert later_start.lookup(shown, missing, RULES, False) is None  # the opening table's question
     assert later_start.lookup((*shown[:5], shown[0]), held, RULES, False) is None  # not a bag's last six
@@ -256,7 +257,7 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     other = later_start.lookup(shown, held, rules, False, ())  # the bag's last six: at most the later-start table's
     assert other is None or other.futures == opening.FUTURES
     assert later_start.lookup(shown, held, rules, False, state[1:]) is None  # another state
-    assert later_start.lookup(shown, held, opening.RULES["nrs-180"], False, state) is None  # no table of its own
+    assert later_start.lookup(shown, held, NO_TABLES, False, state) is None  # no table of its own
     doubled = (shown[0], *shown[:3], *shown[4:])  # the piece in play twice: not a bag's last pieces
     assert later_start.lookup(doubled, held, rules, False, kind.state(doubled)) is None
 
@@ -346,7 +347,7 @@ def test_hold_empty_answers_are_given_only_for_their_own_positions(name, kind):
     state = kind.state(shown)
     assert later_start.lookup(shown, None, rules, False, state) == table[key][0]
     assert later_start.lookup(shown, None, rules, True, state) is None  # hold spent with nothing held: no such
-    assert later_start.lookup(shown, None, opening.RULES["nrs-180"], False, state) is None
+    assert later_start.lookup(shown, None, NO_TABLES, False, state) is None  # no table of its own
     assert later_start.lookup((shown[1], *shown[1:]), None, rules, False, state) is None  # a piece twice
     if kind is later_start.LATER_START_EMPTY:
         missing = next(p for p in Piece if p not in shown)
@@ -420,6 +421,7 @@ def app(app):
 # the rule sets a player plays the tables under here, as the settings name them (rotation, 180 turns)
 PLAYED = {
     "srs-180": ("srs", True),
+    "srs": ("srs", False),
     "srsplus-180": ("srs+", True),
     "srsplus": ("srs+", False),
     "none-180": ("none", True),
