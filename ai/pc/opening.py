@@ -41,8 +41,8 @@ FUTURES = 840  # 7 * 6 * 5 * 4 orders of the next bag's first four pieces
 # (`compute_entry`): every order's first answer (a game's first position took up to 1.5 s without kicks and 6.3 s under
 # NRS searched), the second for some orders, and the one with hold pressed for every order (added `--no-second`: the
 # table after a first placement answers the second). Both have the whole table after a first placement (SECONDS); no
-# kicks has later-start tables of its own (ai.pc.later_start); the kinds it lacks are bounded by SRS with 180's
-# tables, and NRS's are searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks
+# kicks and NRS have later-start tables of their own (ai.pc.later_start); the kinds no kicks lacks are bounded by SRS
+# with 180's tables, and NRS's are searched. Other rules are bounded by a wider set's tables (`wider_rules`: no kicks
 # without 180 turns by plain SRS's, NRS without them by NRS with them) or searched. The order matters there: the first
 # that includes a rule set bounds it.
 RULES = {
