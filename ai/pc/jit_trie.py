@@ -196,8 +196,8 @@ def _open(d, bits, h, held, node, frames, trie, config, memory, scratch, moves, 
             and _walls_ok(bits, h, walls[0], walls[1])
             and _tileable(bits, h, pieces8, soft, tiles)
         ):
-            _ones(decided[d], count)
-            _store(a, b, won[d], decided[d], n, memo, memo_fill, arena, arena_fill)
+            # not stored: the tests above answer again at about the cost of a memo lookup (their tiling memo keeps
+            # the verdict), and a dead state stored pushed the searched states out of the memo
             return FINISHED
     for i in range(n):
         asked[d, i] = want[d, i]
