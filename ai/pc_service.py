@@ -145,8 +145,10 @@ def chance_of(
     soft_drop: bool,
     budget_ms: float | None,
     should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[float, float], None] | None = None,
 ) -> ChanceResult:
-    """pc_chance for the position as the player has it (hold spent or not)."""
+    """pc_chance for the position as the player has it (hold spent or not); `progress` hears the proved bounds
+    while it runs (see pc_chance)."""
     return pc_chance(
         snapshot.board,
         snapshot.current,
@@ -161,6 +163,7 @@ def chance_of(
         use_hold=snapshot.rules.hold,
         hold_spent=hold_spent(snapshot),
         should_stop=should_stop,
+        progress=progress,
     )
 
 
@@ -171,12 +174,15 @@ def exact_chance(
     soft_drop: bool,
     should_stop: Callable[[], bool] = lambda: False,
     limit_ms: float = CHANCE_LIMIT_MS,
+    progress: Callable[[float, float], None] | None = None,
 ) -> ChanceResult | None:
     """The exact chance (or, for futures too many to list, a sampled one: as good as it gets), in one search that
     looks for a newer question (`should_stop`, which also answers the worker's pings) every few milliseconds.
     None when it could not be finished within `limit_ms` or the caller asked to stop. (Rounds of growing budgets,
     each starting over, left the worst positions of the 7-bag loop unfinished.)"""
-    result = chance_of(snapshot, lines, soft_drop=soft_drop, budget_ms=limit_ms, should_stop=should_stop)
+    result = chance_of(
+        snapshot, lines, soft_drop=soft_drop, budget_ms=limit_ms, should_stop=should_stop, progress=progress
+    )
     if not result.approximate or result.sampled:
         return result
     return None
@@ -273,12 +279,12 @@ def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[
     if should_stop():
         return None
     try:
-        chance = exact_chance(
-            snapshot,
-            lines,
-            soft_drop=soft_drop,
-            should_stop=should_stop,
-        )
+
+        def narrowed(lower: float, upper: float) -> None:
+            """A long search shows what it has proved so far: the chance lies between these."""
+            send(replace(answer, chance_range=(lower, upper), elapsed_ms=elapsed()))
+
+        chance = exact_chance(snapshot, lines, soft_drop=soft_drop, should_stop=should_stop, progress=narrowed)
     except (PCInputError, ValueError) as error:
         send(replace(answer, final=True, note=f"{note}; chance unavailable: {error}", elapsed_ms=elapsed()))
         return None

@@ -133,6 +133,8 @@ class PcAnswer:
     estimate: bool = False  # the chance was sampled (too many futures to list), not exact
     lines: int = 0  # height of the PC the answer is about
     working: bool = False  # says only that the worker is on it (sent first: it may have kernels to load)
+    # while the chance is computed: (lower, upper) proved so far, the chance lies between them (never on a final answer)
+    chance_range: tuple[float, float] | None = None
 
     @property
     def impossible(self) -> bool:
@@ -256,6 +258,16 @@ def percent_text(fraction: float, decimals: int = 0) -> str:
     return f"{shown}%"
 
 
+def range_text(lower: float, upper: float) -> str:
+    """The chance proved so far, as the panel shows it while the search goes on ("" while nothing is proved)."""
+    if lower <= 0 and upper >= 1:
+        return ""
+    low, high = percent_text(lower), percent_text(upper)
+    if low == high:
+        return f"PC chance {low} (confirming…)"
+    return f"PC chance {low}–{high} (computing…)"
+
+
 def accuracy_text(accuracy: float | None) -> str:
     """A review's accuracy (0-100) to one decimal, never rounded to a perfect game or to none when it is neither:
     99.96 (a good move among best ones) is ">99.9%", not "100.0%"; the list of runs and the review say the same."""
@@ -268,6 +280,8 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
         return PcPanel("solving", "solving…", "", None, "PC chance: computing…", None, ())
     if answer.chance is None:
         chance_text = "PC chance: computing…" if not answer.final else "PC chance: not computed (too long)"
+        if not answer.final and answer.chance_range is not None:
+            chance_text = range_text(*answer.chance_range) or chance_text
     elif answer.estimate:
         chance_text = f"PC chance ≈ {percent_text(answer.chance)} (estimate)"
     else:

@@ -99,6 +99,10 @@ HOPELESS_ONE_SLICE = True
 # kicks' recorded +6%; the worth after the seeds did worse there, and unrounded, it tried an I on end before the
 # same I flat (equal worths) and lost up to 200 ms.
 WORTH_STEPS = 50
+# While a search runs long, `progress` hears the proved bounds this often: no placement wins more than the upper,
+# the best so far at least the lower (the panel shows them instead of "computing…": a 200 ms view of a search
+# that may take seconds under NRS or without kicks)
+PROGRESS_MS = 100.0
 _FLOOR = (1 << WIDTH) - 1
 _LEFT_WALL = sum(1 << (WIDTH * row) for row in range(8))
 _RIGHT_WALL = _LEFT_WALL << (WIDTH - 1)
@@ -339,6 +343,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     hold_spent: bool = False,
     should_stop: Callable[[], bool] | None = None,
     table: bool = True,
+    progress: Callable[[float, float], None] | None = None,
+    progress_ms: float | None = None,
 ) -> ChanceResult:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
 
@@ -346,8 +352,30 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     should_stop: asked every few milliseconds, as the budget is; True ends the search (the result is then
     approximate, as when the budget runs out).
     table: answer a 7-bag game's opening positions from the opening tables (ai.pc.opening) when the question is
-    one of theirs; False always searches (the tables' own making, and tests comparing the two)."""
+    one of theirs; False always searches (the tables' own making, and tests comparing the two).
+    progress: told (lower, upper) every `progress_ms` (default PROGRESS_MS) while the exact search runs: the
+    chance is proved to lie between them (the best placement so far wins `lower`, none can win more than `upper`);
+    never for sampled futures, whose counts are not the chance."""
     started = time.perf_counter()
+    proved_bounds: list[Callable[[], tuple[float, float]]] = []  # set once the placements are scored
+    last_report = [started]
+    every_ms = PROGRESS_MS if progress_ms is None else progress_ms
+
+    def report_bounds() -> None:
+        now = time.perf_counter()
+        if progress is not None and proved_bounds and (now - last_report[0]) * 1000 >= every_ms:
+            last_report[0] = now
+            progress(*proved_bounds[0]())
+
+    asked_to_stop: Callable[[], bool] | None = should_stop
+    if progress is not None:
+
+        def stop_or_report() -> bool:  # the searches' clock checks report the bounds too
+            report_bounds()
+            return should_stop is not None and should_stop()
+
+        asked_to_stop = stop_or_report
+
     above: opening.Answer | None = None  # the wider rules' table's answer (see `ceiling` below)
     bits = board.bits if isinstance(board, Board) else board
     known = (Piece(current),) + tuple(Piece(p) for p in queue)
@@ -384,7 +412,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     # With a budget the whole search stops at the deadline and the result says it is approximate.
     # the trie search's memo is kept by the futures' sequences: the same question asked again (cut short by a
     # budget or a newer question, or the position back) goes on from what was proved
-    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie, should_stop=should_stop)
+    search = TrieSearch(searcher_for(rules, soft_drop).gen, use_hold, trie=trie, should_stop=asked_to_stop)
 
     options = next_options(trie, known[0], hold, use_hold, hold_spent)
 
@@ -471,7 +499,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             use_hold,
             searcher,
             200 if budget_ms is None else min(200, budget_ms / 30),
-            should_stop=should_stop,
+            should_stop=asked_to_stop,
         ):
             first = solution.steps[0]
             key = (first.piece, first.mask)
@@ -561,12 +589,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         def at_first_look() -> bool:
             """Stop at the search's first look at the clock (after one slice of states, SLICE_NODES of
             ai.pc.jit_search), unless the caller stops the whole search."""
-            if should_stop is None or not should_stop():
+            if asked_to_stop is None or not asked_to_stop():
                 gave_up.append(True)
             return True
 
         solutions, stats = searcher.solve(
-            problem, budget_ms=left_ms, should_stop=at_first_look if HOPELESS_ONE_SLICE else should_stop
+            problem, budget_ms=left_ms, should_stop=at_first_look if HOPELESS_ONE_SLICE else asked_to_stop
         )
         if stats.truncated and gave_up:
             return False  # not known: the leaf counts as the placement's loss only
@@ -659,7 +687,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     search.truncated = True
                     return
                 problem = Problem(child.field, child.h, sequence, keep, use_hold)
-                solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=should_stop)
+                solutions, stats = searcher.solve(problem, budget_ms=left_ms, should_stop=asked_to_stop)
                 if stats.truncated:
                     search.truncated = True
                 elif solutions:
@@ -710,7 +738,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     held_second: tuple[Piece, int] | None = None
     turn = False
     best_key = None
+    if not sampled:
+        proved_bounds.append(lambda: (best_lower[0], max(map(bound, scores), default=0.0)))
     while not search.truncated and scores:
+        report_bounds()
         if search.out_of_time():
             search.truncated = True
             break

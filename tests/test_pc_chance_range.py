@@ -1,0 +1,136 @@
+"""While the exact PC chance is searched for long (seconds under NRS or without kicks at some later PCs' first
+positions), the panel shows the bounds proved so far instead of "computing…": the chance lies between them, and
+the final chance is inside every range shown."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from ai.pc import chance as chance_module
+from ai.pc.chance import pc_chance
+from ai.protocol import PcAnswer, pc_panel, percent_text, range_text
+from game.pieces import Piece
+from game.randomizer import make_randomizer
+from game.rules import Rules
+
+NRS = Rules.named("nrs")  # no table of its own, and none bounds this position: searched
+# A later PC's first position under NRS (6 of the bag dealt before the piece in play, a J held): 83 of 84 futures,
+# about 0.7 s of search here, decided only after the other placements are ruled out
+HELD = Piece.J
+SHOWN = (Piece.S, Piece.O, Piece.I, Piece.T, Piece.J, Piece.S)
+BAG_LEFT = (Piece.L, Piece.Z)
+
+
+def _chance(**kwargs):
+    return pc_chance(0, SHOWN[0], list(SHOWN[1:]), HELD, BAG_LEFT, make_randomizer("7bag", 0), NRS, 4, **kwargs)
+
+
+def _check_ranges(ranges: list[tuple[float, float]], final: float) -> None:
+    """Each range holds the final chance, and each is inside the one before (proofs only add up)."""
+    assert ranges
+    for lower, upper in ranges:
+        assert lower <= final <= upper
+    for (lower, upper), (next_lower, next_upper) in itertools.pairwise(ranges):
+        assert lower <= next_lower and next_upper <= upper
+
+
+def test_the_bounds_told_while_searching_hold_the_chance_found() -> None:
+    ranges: list[tuple[float, float]] = []
+    told = _chance(should_stop=lambda: False, progress=lambda *bounds: ranges.append(bounds), progress_ms=0)
+    quiet = _chance()
+    assert (told.chance, told.best_placement) == (quiet.chance, quiet.best_placement)  # telling changes nothing
+    assert round(told.chance * told.futures) == 83 and told.futures == 84
+    _check_ranges(ranges, told.chance)
+    shown = [r for r in ranges if range_text(*r)]
+    assert any(lower < told.chance for lower, _ in shown) and any(told.chance < upper for _, upper in shown)
+
+
+def test_the_panel_shows_the_range_only_while_the_chance_is_computed() -> None:
+    def text(**kwargs) -> str:
+        return pc_panel(PcAnswer(1, solvable=False, **kwargs)).chance_text
+
+    assert text(final=False, chance_range=(0.5, 0.9)) == "PC chance 50%–90% (computing…)"
+    assert text(final=False, chance_range=(0.0, 1.0)) == "PC chance: computing…"  # nothing proved yet
+    assert text(final=False, chance_range=(0.9881, 0.9882)) == "PC chance 99% (confirming…)"
+    assert text(final=False, chance_range=(0.0, 1 / 84)) == "PC chance 0%–1% (computing…)"
+    assert text(final=True, chance=83 / 84, chance_range=(0.5, 0.9)) == f"PC chance {percent_text(83 / 84)}"
+    assert pc_panel(PcAnswer(1, solvable=False, final=False, chance_range=(0.5, 0.9))).chance is None
+
+
+@pytest.fixture
+def app(app):
+    """conftest's app, with the AI worker in a thread (so the reports' period can be set here)."""
+    from tests.players import use_thread_worker
+
+    return use_thread_worker(app)
+
+
+def test_a_player_watching_the_panel_sees_ranges_that_hold_the_chance_then_follows_it(app, monkeypatch):
+    """PC practice under NRS at that position: the player watches the panel tick by tick while the worker searches
+    (reports at every clock check here, PROGRESS_MS 0), makes a mistake and takes it back, presses hold on its own
+    where the advice says to hold, watches again, and plays the advice one key at a time. Every range shown holds
+    the final chance of its position, and each final chance is the search's."""
+    from game.board import Board
+    from game.executor import KeyExecutor
+    from game.handling import Button
+    from settings.model import change
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.coach import snapshot_of
+    from ui.play_state import StartPosition
+
+    monkeypatch.setattr(chance_module, "PROGRESS_MS", 0.0)
+    assert app.update_settings(change(app.settings, "rules", rotation="nrs", allow_180=False)) is None
+    start = StartPosition(board=Board.empty(), queue=list(SHOWN), hold=HELD, randomizer_state=BAG_LEFT)
+    keys, scene = pc_practice(app, 1, start)
+    coach, game = scene.coach, scene.game
+
+    def watch():
+        """The final panel of the position in play, every panel shown before it checked against it."""
+        seen: list[tuple[str, tuple[float, float] | None]] = []
+
+        def watched() -> bool:
+            shown = coach.pc_shown
+            if shown is not None and not shown.final:
+                seen.append((coach.pc_panel().chance_text, shown.chance_range))
+            return keys.idle and pc_answered(coach) and coach.pc_panel().first_move is not None
+
+        assert run_until(app, watched)
+        panel = coach.pc_panel()
+        s = snapshot_of(game)
+        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, make_randomizer("7bag", 0), NRS, 4)
+        assert panel.chance == pc_chance(*args, hold_spent=s.hold_used).chance
+        assert panel.chance_text == f"PC chance {percent_text(panel.chance)}"
+        for text, shown in seen:  # what was read is the range drawn from the answer, else "computing…"
+            assert text == ((shown is not None and range_text(*shown)) or "PC chance: computing…")
+        return panel, [shown for _, shown in seen if shown is not None and range_text(*shown)]
+
+    try:
+        assert game.rules.cache_key() == NRS.cache_key()
+        panel, ranges = watch()
+        assert round(panel.chance * 84) == 83
+        _check_ranges(ranges, panel.chance)  # a long search here: ranges were shown
+        keys.pending = [Button.HARD_DROP]  # a mistake, taken back: the same panel, every range on the way true
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        keys.pending = [Button.UNDO]
+        assert run_until(app, lambda: keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
+        again, more = watch()
+        assert (again.chance, again.first_move) == (panel.chance, panel.first_move)
+        for lower, upper in more:
+            assert lower <= again.chance <= upper
+        move = panel.first_move
+        if move.hold:
+            keys.pending = [Button.HOLD]  # on its own, then the panel is read again
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            after, more = watch()
+            assert after.chance == panel.chance and not after.first_move.hold
+            assert after.first_move.placement == move.placement
+            for lower, upper in more:
+                assert lower <= after.chance <= upper
+            move = after.first_move
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert game.board.bits == move.placement.mask
+    finally:
+        app.scenes.pop()
