@@ -7,6 +7,7 @@ This module is shared by `ui` (the client) and `ai` (the worker) and imports onl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,13 +260,18 @@ def percent_text(fraction: float, decimals: int = 0) -> str:
 
 
 def range_text(lower: float, upper: float) -> str:
-    """The chance proved so far, as the panel shows it while the search goes on ("" while nothing is proved)."""
-    if lower <= 0 and upper >= 1:
+    """The chance proved so far, as the panel shows it while the search goes on ("" while nothing is proved). The
+    bounds are rounded outwards, so the range shown always holds the chance (unlike percent_text's nearest)."""
+    low, high = math.floor(lower * 100), math.ceil(upper * 100)
+    if low <= 0 and high >= 100:
         return ""
-    low, high = percent_text(lower), percent_text(upper)
     if low == high:
-        return f"PC chance {low} (confirming…)"
-    return f"PC chance {low}–{high} (computing…)"
+        return f"PC chance {low}% (confirming…)"
+    if low <= 0:
+        return f"PC chance at most {high}% (computing…)"
+    if high >= 100:
+        return f"PC chance at least {low}% (computing…)"
+    return f"PC chance {low}–{high}% (computing…)"
 
 
 def accuracy_text(accuracy: float | None) -> str:

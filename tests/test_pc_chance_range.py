@@ -51,10 +51,13 @@ def test_the_panel_shows_the_range_only_while_the_chance_is_computed() -> None:
     def text(**kwargs) -> str:
         return pc_panel(PcAnswer(1, solvable=False, **kwargs)).chance_text
 
-    assert text(final=False, chance_range=(0.5, 0.9)) == "PC chance 50%–90% (computing…)"
+    assert text(final=False, chance_range=(0.5, 0.9)) == "PC chance 50–90% (computing…)"
     assert text(final=False, chance_range=(0.0, 1.0)) == "PC chance: computing…"  # nothing proved yet
-    assert text(final=False, chance_range=(0.9881, 0.9882)) == "PC chance 99% (confirming…)"
-    assert text(final=False, chance_range=(0.0, 1 / 84)) == "PC chance 0%–1% (computing…)"
+    assert text(final=False, chance_range=(0.889, 0.911)) == "PC chance 88–92% (computing…)"  # rounded outwards
+    assert text(final=False, chance_range=(0.0, 0.911)) == "PC chance at most 92% (computing…)"
+    assert text(final=False, chance_range=(0.686, 0.997)) == "PC chance at least 68% (computing…)"
+    assert text(final=False, chance_range=(0.5, 0.5)) == "PC chance 50% (confirming…)"
+    assert text(final=False, chance_range=(0.0, 0.0)) == "PC chance 0% (confirming…)"
     assert text(final=True, chance=83 / 84, chance_range=(0.5, 0.9)) == f"PC chance {percent_text(83 / 84)}"
     assert pc_panel(PcAnswer(1, solvable=False, final=False, chance_range=(0.5, 0.9))).chance is None
 
