@@ -57,7 +57,8 @@ so each number is a cold search in a warm interpreter, the fair match for soluti
             300 later PCs' first positions at random (any bag offset, any piece held or none, hold pressed at about
             a third), the live chance as the worker asks it, under the default rules, plain SRS, SRS+ with and
             without 180 turns, no kicks and NRS (180 turns on): the later-start tables of each kind where the rules
-            have them, else the wider rules' as bounds, else searched
+            have them, else the wider rules' as bounds, else searched; of those over 200 ms, how soon the panel
+            would show a proved range (pc_chance's `progress` at its own cadence, thread ms; this tree only)
   wander    the live chance along 12 games under the default rules, tables on, where the player follows the
             panel half the time and otherwise plays a flat spot of their own (hold pressed or not, by the seed)
             that still makes the PC with the pieces really coming, through the PCs until the chance is 0; the
@@ -94,10 +95,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import gc
 import importlib
 import inspect
 import json
+import math
 import random
 import statistics
 import subprocess
@@ -917,6 +920,13 @@ def _later_start_group(rules_name: str = "srs-180") -> dict:
 LATER_FIRSTS = 300  # random later PCs' first positions: any bag offset, any piece held or none
 
 
+def _note_first_range(first: list[float], started: float, lower: float, upper: float) -> None:
+    """Keep the thread time (ms since `started`) of the first bounds the panel would show (ai.protocol.range_text:
+    rounded outwards, not 0-100%)."""
+    if not first and (math.floor(lower * 100) > 0 or math.ceil(upper * 100) < 100):
+        first.append((time.thread_time() - started) * 1000)
+
+
 def _later_firsts_group(rules_name: str = "srs-180") -> dict:
     """Later PCs' first positions at random (seeded): empty field, the piece in play at any place in its bag, any
     piece in hold or none, and, with a piece held, hold pressed there for about a third; the live chance as the
@@ -933,6 +943,10 @@ def _later_firsts_group(rules_name: str = "srs-180") -> dict:
     rng = random.Random(55)
     times: list[float] = []
     ids: list[str] = []
+    # when the panel would first show a proved range ("PC chance at least 42%"; ai.protocol.range_text): the first
+    # report, at pc_chance's own cadence, whose bounds rounded outwards are not 0-100%; older trees tell none
+    tells = "progress" in inspect.signature(pc_chance).parameters
+    shown: list[float | None] = []
     for _ in range(LATER_FIRSTS):
         stream = bag_stream(rng.randrange(1 << 30), 4)
         offset = rng.randrange(7)
@@ -944,12 +958,17 @@ def _later_firsts_group(rules_name: str = "srs-180") -> dict:
             current, hold = hold, current
         clear_caches()
         settle()
+        first: list[float] = []
         started = time.thread_time()
-        pc_chance(0, current, queue, hold, bag_state(stream, at + 1 + PREVIEWS), bag, rules, 4, hold_spent=spent)
+        told: dict[str, Any] = {"progress": functools.partial(_note_first_range, first, started)} if tells else {}
+        pc_chance(
+            0, current, queue, hold, bag_state(stream, at + 1 + PREVIEWS), bag, rules, 4, hold_spent=spent, **told
+        )
         times.append((time.thread_time() - started) * 1000)
+        shown.append(first[0] if first else None)
         held = "-" if hold is None else hold.name
         ids.append(f"o{offset}{held}{'/h' if spent else ''}:{current.name}{''.join(p.name for p in queue)}")
-    return {"times": times, "solvable": len(times), "ids": ids}
+    return {"times": times, "solvable": len(times), "ids": ids, **({"shown": shown} if tells else {})}
 
 
 def _patterns_group() -> dict:
@@ -1072,6 +1091,12 @@ def _line(label: str, name: str, data: dict, theirs: list[float] | None = None) 
         slow = sorted(((t, ident) for t, ident in zip(times, data["ids"]) if t > 200), reverse=True)
         if slow:  # which positions, slowest first: where a closer look starts
             text += "\n" + " " * 8 + "over 200 ms: " + ", ".join(f"{ident} {t:.0f}" for t, ident in slow[:12])
+        if slow and "shown" in data:  # what the panel shows meanwhile (ai.pc.chance.PROGRESS_MS)
+            waits = [at for t, at in zip(times, data["shown"]) if t > 200 and at is not None]
+            text += "\n" + " " * 8 + f"of those, a proved range shown in {len(waits)}"
+            if waits:
+                text += f" ({sum(at <= 200 for at in waits)} within 200 ms), after median"
+                text += f" {statistics.median(waits):.0f} ms, max {max(waits):.0f} ms"
     if name in ("opening", "seconds", "held", "holding", "later-start", "later-start-nokicks"):
         search = data["search"]
         text += (
