@@ -173,15 +173,16 @@ def exact_chance(
     *,
     soft_drop: bool,
     should_stop: Callable[[], bool] = lambda: False,
-    limit_ms: float = CHANCE_LIMIT_MS,
+    limit_ms: float | None = None,
     progress: Callable[[float, float], None] | None = None,
 ) -> ChanceResult | None:
     """The exact chance (or, for futures too many to list, a sampled one: as good as it gets), in one search that
     looks for a newer question (`should_stop`, which also answers the worker's pings) every few milliseconds.
-    None when it could not be finished within `limit_ms` or the caller asked to stop. (Rounds of growing budgets,
-    each starting over, left the worst positions of the 7-bag loop unfinished.)"""
+    None when it could not be finished within `limit_ms` (default CHANCE_LIMIT_MS) or the caller asked to stop.
+    (Rounds of growing budgets, each starting over, left the worst positions of the 7-bag loop unfinished.)"""
+    budget_ms = CHANCE_LIMIT_MS if limit_ms is None else limit_ms
     result = chance_of(
-        snapshot, lines, soft_drop=soft_drop, budget_ms=limit_ms, should_stop=should_stop, progress=progress
+        snapshot, lines, soft_drop=soft_drop, budget_ms=budget_ms, should_stop=should_stop, progress=progress
     )
     if not result.approximate or result.sampled:
         return result
@@ -279,9 +280,11 @@ def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[
     if should_stop():
         return None
     try:
+        proved: list[tuple[float, float]] = []
 
         def narrowed(lower: float, upper: float) -> None:
             """A long search shows what it has proved so far: the chance lies between these."""
+            proved[:] = [(lower, upper)]
             send(replace(answer, chance_range=(lower, upper), elapsed_ms=elapsed()))
 
         chance = exact_chance(snapshot, lines, soft_drop=soft_drop, should_stop=should_stop, progress=narrowed)
@@ -292,7 +295,8 @@ def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[
         if should_stop():
             return None  # a newer question is waiting; this one is dropped
         note += "; chance not computed: too many continuations to search in time"
-        send(replace(answer, final=True, note=note, elapsed_ms=elapsed()))
+        stopped = proved[0] if proved else None  # what was proved before the limit still holds
+        send(replace(answer, final=True, note=note, chance_range=stopped, elapsed_ms=elapsed()))
         return None
     best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
     final = replace(

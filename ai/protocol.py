@@ -134,7 +134,8 @@ class PcAnswer:
     estimate: bool = False  # the chance was sampled (too many futures to list), not exact
     lines: int = 0  # height of the PC the answer is about
     working: bool = False  # says only that the worker is on it (sent first: it may have kernels to load)
-    # while the chance is computed: (lower, upper) proved so far, the chance lies between them (never on a final answer)
+    # (lower, upper) proved so far, the chance lies between them: while it is computed, and on a final answer whose
+    # search was stopped at the time limit (ai.pc_service.CHANCE_LIMIT_MS)
     chance_range: tuple[float, float] | None = None
 
     @property
@@ -259,19 +260,20 @@ def percent_text(fraction: float, decimals: int = 0) -> str:
     return f"{shown}%"
 
 
-def range_text(lower: float, upper: float) -> str:
-    """The chance proved so far, as the panel shows it while the search goes on ("" while nothing is proved). The
-    bounds are rounded outwards, so the range shown always holds the chance (unlike percent_text's nearest)."""
+def range_text(lower: float, upper: float, state: str = "computing…") -> str:
+    """The chance proved so far, as the panel shows it while the search goes on, or where it stopped (`state`; ""
+    while nothing is proved). The bounds are rounded outwards, so the range shown always holds the chance (unlike
+    percent_text's nearest)."""
     low, high = math.floor(lower * 100), math.ceil(upper * 100)
     if low <= 0 and high >= 100:
         return ""
     if low == high:
-        return f"PC chance {low}% (confirming…)"
+        return f"PC chance {low}% ({'confirming…' if state == 'computing…' else state})"
     if low <= 0:
-        return f"PC chance at most {high}% (computing…)"
+        return f"PC chance at most {high}% ({state})"
     if high >= 100:
-        return f"PC chance at least {low}% (computing…)"
-    return f"PC chance {low}–{high}% (computing…)"
+        return f"PC chance at least {low}% ({state})"
+    return f"PC chance {low}–{high}% ({state})"
 
 
 def accuracy_text(accuracy: float | None) -> str:
@@ -286,8 +288,9 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
         return PcPanel("solving", "solving…", "", None, "PC chance: computing…", None, ())
     if answer.chance is None:
         chance_text = "PC chance: computing…" if not answer.final else "PC chance: not computed (too long)"
-        if not answer.final and answer.chance_range is not None:
-            chance_text = range_text(*answer.chance_range) or chance_text
+        if answer.chance_range is not None:
+            state = "stopped: too long" if answer.final else "computing…"
+            chance_text = range_text(*answer.chance_range, state) or chance_text
     elif answer.estimate:
         chance_text = f"PC chance ≈ {percent_text(answer.chance)} (estimate)"
     else:

@@ -58,7 +58,11 @@ def test_the_panel_shows_the_range_only_while_the_chance_is_computed() -> None:
     assert text(final=False, chance_range=(0.686, 0.997)) == "PC chance at least 68% (computing…)"
     assert text(final=False, chance_range=(0.5, 0.5)) == "PC chance 50% (confirming…)"
     assert text(final=False, chance_range=(0.0, 0.0)) == "PC chance 0% (confirming…)"
-    assert text(final=True, chance=83 / 84, chance_range=(0.5, 0.9)) == f"PC chance {percent_text(83 / 84)}"
+    assert text(final=True, chance=83 / 84) == f"PC chance {percent_text(83 / 84)}"
+    # a search stopped at the time limit: what it proved still holds
+    assert text(final=True, chance_range=(0.686, 0.997)) == "PC chance at least 68% (stopped: too long)"
+    assert text(final=True, chance_range=(0.0, 1.0)) == "PC chance: not computed (too long)"
+    assert text(final=True) == "PC chance: not computed (too long)"
     assert pc_panel(PcAnswer(1, solvable=False, final=False, chance_range=(0.5, 0.9))).chance is None
 
 
@@ -135,5 +139,32 @@ def test_a_player_watching_the_panel_sees_ranges_that_hold_the_chance_then_follo
         keys.executor = KeyExecutor(move.keys)  # one key per tick
         assert run_until(app, lambda: game.stats.pieces == 1)
         assert game.board.bits == move.placement.mask
+    finally:
+        app.scenes.pop()
+
+
+def test_a_chance_stopped_at_the_time_limit_shows_what_it_proved(app, monkeypatch):
+    """The worker gives up on a chance at CHANCE_LIMIT_MS (20 s; 250 ms here, where this search takes ~0.7 s): the
+    final panel then says what was proved, which holds the exact chance, instead of only "not computed"."""
+    from ai import pc_service
+    from game.board import Board
+    from settings.model import change
+    from tests.players import pc_answered, pc_practice, run_until
+    from ui.play_state import StartPosition
+
+    monkeypatch.setattr(chance_module, "PROGRESS_MS", 0.0)
+    monkeypatch.setattr(pc_service, "CHANCE_LIMIT_MS", 250.0)
+    assert app.update_settings(change(app.settings, "rules", rotation="nrs", allow_180=False)) is None
+    start = StartPosition(board=Board.empty(), queue=list(SHOWN), hold=HELD, randomizer_state=BAG_LEFT)
+    _, scene = pc_practice(app, 1, start)
+    coach = scene.coach
+    try:
+        assert run_until(app, lambda: pc_answered(coach))
+        shown, panel = coach.pc_shown, coach.pc_panel()
+        assert shown.chance is None and panel.chance is None and shown.chance_range is not None
+        lower, upper = shown.chance_range
+        assert lower <= _chance().chance <= upper
+        assert panel.chance_text == range_text(lower, upper, "stopped: too long")
+        assert panel.chance_text.endswith("(stopped: too long)")
     finally:
         app.scenes.pop()
