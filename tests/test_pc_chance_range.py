@@ -47,7 +47,7 @@ def test_the_bounds_told_while_searching_hold_the_chance_found() -> None:
     assert any(lower < told.chance for lower, _ in shown) and any(told.chance < upper for _, upper in shown)
 
 
-def test_the_panel_shows_the_range_only_while_the_chance_is_computed() -> None:
+def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_stopped() -> None:
     def text(**kwargs) -> str:
         return pc_panel(PcAnswer(1, solvable=False, **kwargs)).chance_text
 
