@@ -100,13 +100,13 @@ import gc
 import importlib
 import inspect
 import json
-import math
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -920,10 +920,12 @@ def _later_start_group(rules_name: str = "srs-180") -> dict:
 LATER_FIRSTS = 300  # random later PCs' first positions: any bag offset, any piece held or none
 
 
-def _note_first_range(first: list[float], started: float, lower: float, upper: float) -> None:
-    """Keep the thread time (ms since `started`) of the first bounds the panel would show (ai.protocol.range_text:
-    rounded outwards, not 0-100%)."""
-    if not first and (math.floor(lower * 100) > 0 or math.ceil(upper * 100) < 100):
+def _note_first_range(
+    shows: Callable[[float, float], str], first: list[float], started: float, lower: float, upper: float
+) -> None:
+    """Keep the thread time (ms since `started`) of the first bounds the panel shows (`shows`: the tree's
+    ai.protocol.range_text, "" for bounds it does not show)."""
+    if not first and shows(lower, upper):
         first.append((time.thread_time() - started) * 1000)
 
 
@@ -943,9 +945,11 @@ def _later_firsts_group(rules_name: str = "srs-180") -> dict:
     rng = random.Random(55)
     times: list[float] = []
     ids: list[str] = []
-    # when the panel would first show a proved range ("PC chance at least 42%"; ai.protocol.range_text): the first
-    # report, at pc_chance's own cadence, whose bounds rounded outwards are not 0-100%; older trees tell none
+    # when the panel would first show a proved range ("PC chance at least 42%"): the first report, at pc_chance's own
+    # cadence, that the tree's panel text shows; older trees tell none
     tells = "progress" in inspect.signature(pc_chance).parameters
+    if tells:
+        from ai.protocol import range_text
     shown: list[float | None] = []
     for _ in range(LATER_FIRSTS):
         stream = bag_stream(rng.randrange(1 << 30), 4)
@@ -960,7 +964,9 @@ def _later_firsts_group(rules_name: str = "srs-180") -> dict:
         settle()
         first: list[float] = []
         started = time.thread_time()
-        told: dict[str, Any] = {"progress": functools.partial(_note_first_range, first, started)} if tells else {}
+        told: dict[str, Any] = {}
+        if tells:
+            told["progress"] = functools.partial(_note_first_range, range_text, first, started)
         pc_chance(
             0, current, queue, hold, bag_state(stream, at + 1 + PREVIEWS), bag, rules, 4, hold_spent=spent, **told
         )
