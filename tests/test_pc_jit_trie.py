@@ -5,6 +5,7 @@ Both equal `solve` queue by queue. A run out of time says so and claims no leaf.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 import time
@@ -157,6 +158,49 @@ def test_a_search_out_of_time_says_so_and_claims_no_leaf(monkeypatch) -> None:
     search.set_deadline(time.perf_counter() - 1)
     assert search.from_start(0, 4, None, trie.root) == 0
     assert search.truncated
+
+
+def _listen(search: TrieSearch, told: list[int]) -> bool:
+    """A stop question that never stops: it notes what the search has won so far."""
+    told.append(search.won_so_far())
+    return False
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["srs", "srs+180", "none"])
+def test_the_leaves_won_so_far_are_won_and_grow_to_the_answer(monkeypatch, rules: Rules) -> None:
+    """At each clock check the compiled search tells the leaves it has proved won so far (what the panel's lower
+    bound counts while a search runs): always some of the leaves the Python search wins, never fewer than before,
+    and part of the way before the end. Fields and tries as the other tests', and first PCs of 7-bag queues (long
+    enough searches to be told something part way)."""
+    import ai.pc.jit_trie as jit_trie
+
+    monkeypatch.setattr(jit_trie, "SLICE_NODES", 64)  # the clock is read often (a call re-opens its path first)
+    rng = random.Random(11)
+    gen = searcher_for(rules, True).gen
+    partway = 0
+    for i in range(10):
+        if i % 2:
+            bits, lines, trie, hold, use_hold = _case(rng)
+        else:  # the empty field, a piece held, 7-bag queues of a bag and four of the next
+            bags = [rng.sample(list(Piece), 7) + rng.sample(list(Piece), 4) for _ in range(12)]
+            bits, lines, trie, hold, use_hold = 0, 4, Trie([tuple(bag[1:]) for bag in bags]), bags[0][0], True
+        held, node = (hold if use_hold else None), trie.root
+        if use_hold and hold is None:  # the first piece fills the buffer: its subtrie is one search
+            held, node = next(iter(trie.root.children.items()))
+        percent_module.USE_KERNEL = False
+        try:
+            expected = TrieSearch(gen, use_hold).run(bits, lines, held, node)
+        finally:
+            percent_module.USE_KERNEL = True
+        told: list[int] = []
+        search = TrieSearch(gen, use_hold)
+        search.should_stop = functools.partial(_listen, search, told)
+        assert search.run(bits, lines, held, node) == expected
+        assert search.won_so_far() == 0  # nothing is running now
+        for before, after in zip([0, *told], [*told, expected], strict=True):
+            assert before & ~after == 0  # proofs only add up, to the answer
+        partway += any(0 < so_far < expected for so_far in told)
+    assert partway  # some wins were told before the search ended
 
 
 def test_an_arena_too_large_for_the_memos_values_is_refused(monkeypatch) -> None:

@@ -612,6 +612,17 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             other.upper = weight(other.reach & ~other.lost & ~hopeless[0])
         return True
 
+    running: list[tuple[_Score, int]] = []  # the placement whose trie search runs, and its leaves' offset
+
+    def run_for(score: _Score, offset: int, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int) -> int:
+        """`search.run` for one of the placement's ways: while it runs, the bounds reported count what it has
+        won so far (`proved`)."""
+        running.append((score, offset))
+        try:
+            return search.run(bits, h, held, node, wanted)
+        finally:
+            running.pop()
+
     def widen(score: _Score, child, keep, sub: Node, offset: int, sequence, steps) -> None:
         """Win the placement's open futures that the state WIDEN_REST placements before the end of a PC just
         found (for the future `sequence`, from `child` with `keep` in the buffer) still clears, by one trie search
@@ -623,7 +634,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             if len(steps) - done <= WIDEN_REST:  # (a shorter PC: from `child` itself)
                 need = (undecided(score) >> base) & node.leaves
                 if need.bit_count() >= WIDEN_MIN:
-                    got = search.run(bits, h, held, node, need)
+                    got = run_for(score, base, bits, h, held, node, need)
                     if not search.truncated:
                         score.won |= (got & node.leaves) << base
                         score.lower = weight(score.won)
@@ -706,7 +717,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                         score.losses += 1
                 return
             wanted = trie_wanted(need, offset, score)
-            got = search.run(child.field, child.h, keep, sub, wanted)
+            got = run_for(score, offset, child.field, child.h, keep, sub, wanted)
             if search.truncated:
                 return
             score.won |= (got & sub.leaves) << offset
@@ -738,8 +749,19 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     held_second: tuple[Piece, int] | None = None
     turn = False
     best_key = None
+
+    def proved() -> tuple[float, float]:
+        """The best placement wins at least the lower (a trie search still running counts the leaves it has won so
+        far: the first one at a later PC's first position can take a second), none more than the upper."""
+        lower = best_lower[0]
+        for score, offset in running:
+            so_far = search.won_so_far() << offset
+            if so_far & ~score.won:
+                lower = max(lower, weight(score.won | so_far))
+        return lower, max(map(bound, scores), default=0.0)
+
     if not sampled:
-        proved_bounds.append(lambda: (best_lower[0], max(map(bound, scores), default=0.0)))
+        proved_bounds.append(proved)
     while not search.truncated and scores:
         report_bounds()
         if search.out_of_time():

@@ -37,8 +37,8 @@ SEARCH_BITS = 10  # memo ids (_Memory) told apart in the table before it is star
 SLICE_NODES = 1024  # expanded states per call when the caller has a deadline or a stop question (~15 ms: a newer
 # question waits no longer; smaller slices cost nothing measurable, 256 to 4096 states: 5.3-5.6 s for bench/pc.py
 # firsts' seed 5 with a stop question)
-# control words (ctl): expanded states so far, stop after this many
-NODES, BUDGET = 0, 1
+# control words (ctl): expanded states so far, stop after this many, the deepest frame open when a call stopped
+NODES, BUDGET, TOP = 0, 1, 2
 DONE, STOPPED = 0, 1
 
 
@@ -329,6 +329,8 @@ def walk(bits, h, held, node, frames, trie, config, memory, scratch, moves, tile
     memo, memo_fill, arena, arena_fill, _ = memory
     _, won, decided, asked, _, _, _ = scratch
     words = trie[1]
+    ctl = memory[4]
+    ctl[TOP] = -1
     status = _open(0, bits, h, held, node, frames, trie, config, memory, scratch, moves, tiles, walls)
     if status != EXPAND:
         return STOPPED if status == STOPPED else DONE
@@ -351,6 +353,7 @@ def walk(bits, h, held, node, frames, trie, config, memory, scratch, moves, tile
                 walls,
             )
             if status == STOPPED:
+                ctl[TOP] = d  # frames 0..d are the path to the state the call stopped at (won_so_far)
                 return STOPPED
             if status == EXPAND:
                 d += 1
@@ -410,6 +413,10 @@ class _Shared:
 _SHARED: list[_Shared] = []
 
 
+def _nothing_yet() -> int:
+    return 0
+
+
 def _to_words(leaves: int, words: int) -> np.ndarray:
     return np.frombuffer(leaves.to_bytes(8 * words, "little"), "<i8")
 
@@ -454,7 +461,7 @@ class TrieKernel:
         scratch = shared.scratch(int(trie[1].max()))
         moves, tiles = k.arrays()
         config = (search.use_hold, search.gen.soft_drop, memory.search_id, k.ident)
-        state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(2, np.int64))
+        state = (shared.memo, shared.memo_fill, shared.arena, shared.arena_fill, np.zeros(3, np.int64))
         ctl = state[4]
         sliced = search.interruptible()
         want = _to_words(wanted & node.leaves, words)
@@ -467,12 +474,36 @@ class TrieKernel:
             )
             if status == DONE:
                 break
-            if search.out_of_time():
+            # between calls (the caller's clock check) the stack still holds what the walk has won so far
+            search.won_so_far = lambda: self._won_so_far(trie, scratch, int(ctl[TOP])) & node.leaves
+            stop = search.out_of_time()
+            search.won_so_far = _nothing_yet
+            if stop:
                 search.truncated = True
                 search.nodes += int(ctl[NODES])
                 return 0  # nothing proved for this state: a lower bound, as the Python search's answer
         search.nodes += int(ctl[NODES])
         return _from_words(scratch[1][0], words)
+
+    def _won_so_far(self, trie: tuple, scratch: tuple, top: int) -> int:
+        """The leaves of the stopped call's state proved won so far (its node's numbering): per frame of the
+        path, deepest first, the leaves its state had won (memo and trie children finished) and those of the
+        trie child being walked (its placements finished, and the frame below it)."""
+        counts, words, c_start, c_num, c_node, c_offset = trie[0], trie[1], trie[5], trie[6], trie[8], trie[9]
+        won, got = scratch[1], scratch[4]
+        frames = self.shared.frames
+        below = 0  # the frame below's leaves won, in its node's numbering
+        for d in range(top, -1, -1):
+            node = frames[d, F_NODE]
+            mine = _from_words(won[d], int(words[node]))
+            child = frames[d, F_CHILD]
+            if frames[d, F_LEAF]:  # the leaf step's state has the same single leaf
+                mine |= below
+            elif c_start[node] <= child < c_start[node] + c_num[node]:
+                sub = c_node[child]
+                mine |= (_from_words(got[d], int(words[sub])) | below) << int(c_offset[child])
+            below = mine & ((1 << int(counts[node])) - 1)
+        return below
 
 
 class _Memory:

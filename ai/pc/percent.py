@@ -145,6 +145,9 @@ class TrieSearch:
     memo: dict = field(default_factory=dict)
     memo_key: tuple | None = field(default=None, init=False)  # set from the trie (see __post_init__)
     _kernel: Any = None  # ai.pc.jit_trie.TrieKernel, made on first use (False: numba is not there)
+    # while `run` looks at the clock (out_of_time, should_stop), the leaves of its state proved won so far (the
+    # compiled search's walk; 0 otherwise): a lower bound to show before the answer
+    won_so_far: Callable[[], int] = field(default=lambda: 0, repr=False)
 
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
