@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ai.pc.api import solve
-from ai.pc.chance import ChanceResult, pc_chance
+from ai.pc.chance import ChanceResult, Progress, pc_chance
 from ai.pc.search import PCInputError, Solution, Step, searcher_for, step_of
 from ai.pc_ahead import Kept, ThinkingAhead
 from ai.protocol import Answer, Move, PcAnswer, PcRequest, Placement, Snapshot
@@ -145,7 +145,7 @@ def chance_of(
     soft_drop: bool,
     budget_ms: float | None,
     should_stop: Callable[[], bool] | None = None,
-    progress: Callable[[float, float], None] | None = None,
+    progress: Progress | None = None,
 ) -> ChanceResult:
     """pc_chance for the position as the player has it (hold spent or not); `progress` hears the proved bounds
     while it runs (see pc_chance)."""
@@ -174,7 +174,7 @@ def exact_chance(
     soft_drop: bool,
     should_stop: Callable[[], bool] = lambda: False,
     limit_ms: float | None = None,
-    progress: Callable[[float, float], None] | None = None,
+    progress: Progress | None = None,
 ) -> ChanceResult | None:
     """The exact chance (or, for futures too many to list, a sampled one: as good as it gets), in one search that
     looks for a newer question (`should_stop`, which also answers the worker's pings) every few milliseconds.
@@ -280,12 +280,19 @@ def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[
     if should_stop():
         return None
     try:
-        proved: list[tuple[float, float]] = []
+        proved: list[PcAnswer] = []
+        lead_moves: dict[Step, Move] = {}  # (a report every PROGRESS_MS; the keys are a search of their own)
 
-        def narrowed(lower: float, upper: float) -> None:
-            """A long search shows what it has proved so far: the chance lies between these."""
-            proved[:] = [(lower, upper)]
-            send(replace(answer, chance_range=(lower, upper), elapsed_ms=elapsed()))
+        def narrowed(lower: float, upper: float, lead: Step | None) -> None:
+            """A long search shows what it has proved so far: the chance lies between these, and the placement that
+            wins the lower (the best found so far, not known to be the best)."""
+            lead_move = None
+            if lead is not None:
+                if lead not in lead_moves:
+                    lead_moves[lead] = step_move(board, lead, snapshot.rules, soft_drop)
+                lead_move = lead_moves[lead]
+            proved[:] = [replace(answer, chance_range=(lower, upper), best_next=lead_move)]
+            send(replace(proved[0], elapsed_ms=elapsed()))
 
         chance = exact_chance(snapshot, lines, soft_drop=soft_drop, should_stop=should_stop, progress=narrowed)
     except (PCInputError, ValueError) as error:
@@ -295,8 +302,8 @@ def _answer(request: PcRequest, should_stop: Callable[[], bool], send: Callable[
         if should_stop():
             return None  # a newer question is waiting; this one is dropped
         note += "; chance not computed: too many continuations to search in time"
-        stopped = proved[0] if proved else None  # what was proved before the limit still holds
-        send(replace(answer, final=True, note=note, chance_range=stopped, elapsed_ms=elapsed()))
+        stopped = proved[0] if proved else answer  # what was proved before the limit still holds
+        send(replace(stopped, final=True, note=note, elapsed_ms=elapsed()))
         return None
     best = step_move(board, chance.best_placement, snapshot.rules, soft_drop) if chance.best_placement else None
     final = replace(

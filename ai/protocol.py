@@ -191,6 +191,9 @@ class PcPanel:
     chance_text: str
     first_move: Move | None  # the placement the advice names (the overlay's piece 1, or the best next one)
     overlay: tuple[tuple[Piece, tuple[tuple[int, int], ...]], ...]
+    # the advice is the best placement found so far by a chance search still running (or stopped at the time
+    # limit), proved to win the range's lower bound but not known to be the best: autoplay waits for the end
+    provisional: bool = False
 
     @property
     def possible(self) -> bool | None:
@@ -309,6 +312,12 @@ def pc_panel(answer: PcAnswer | None) -> PcPanel:
         )
     if answer.impossible:
         return PcPanel("impossible", "PC not possible from here", "", 0.0, chance_text, None, ())
+    if answer.chance is None and answer.chance_range is not None and answer.best_next is not None:
+        lead = answer.best_next
+        found = "before the search stopped" if answer.final else "so far"
+        advice = f"{move_advice(lead)} as shown (the best found {found})"
+        headline = "no PC with the pieces shown yet"
+        return PcPanel("possible", headline, advice, None, chance_text, lead, (), provisional=True)
     if answer.chance is not None and answer.chance > 0:
         best = answer.best_next
         advice = f"{move_advice(best)} as shown (keeps the chance highest)" if best is not None else ""

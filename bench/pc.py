@@ -921,7 +921,7 @@ LATER_FIRSTS = 300  # random later PCs' first positions: any bag offset, any pie
 
 
 def _note_first_range(
-    shows: Callable[[float, float], str], first: list[float], started: float, lower: float, upper: float
+    shows: Callable[[float, float], str], first: list[float], started: float, lower: float, upper: float, *_: object
 ) -> None:
     """Keep the thread time (ms since `started`) of the first bounds the panel shows (`shows`: the tree's
     ai.protocol.range_text, "" for bounds it does not show)."""

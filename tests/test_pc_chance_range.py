@@ -5,13 +5,16 @@ the final chance is inside every range shown."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
 from ai.pc import chance as chance_module
-from ai.pc.chance import pc_chance
+from ai.pc.api import solve
+from ai.pc.chance import futures_trie, pc_chance, queue_length
 from ai.protocol import PcAnswer, pc_panel, percent_text, range_text
-from game.pieces import Piece
+from game.pieces import Piece, Rotation
+from game.placement import Move, Placement
 from game.randomizer import make_randomizer
 from game.rules import Rules
 
@@ -36,15 +39,37 @@ def _check_ranges(ranges: list[tuple[float, float]], final: float) -> None:
         assert lower <= next_lower and next_upper <= upper
 
 
+def _wins_after(placement: Placement, hold: bool) -> int:
+    """How many of the position's 84 futures a PC follows the placement in (placed after hold is pressed, or not):
+    counted queue by queue by the single-queue solver, apart from the chance search."""
+    sequences = futures_trie(SHOWN, queue_length(10, HELD, True), make_randomizer("7bag", 0), BAG_LEFT)[0].sequences
+    assert len(sequences) == 84
+    held = SHOWN[0] if hold else HELD
+    return sum(solve(placement.mask, sequence[1:], hold=held, rules=NRS).solvable for sequence in sequences)
+
+
 def test_the_bounds_told_while_searching_hold_the_chance_found() -> None:
-    ranges: list[tuple[float, float]] = []
-    told = _chance(should_stop=lambda: False, progress=lambda *bounds: ranges.append(bounds), progress_ms=0)
+    """The bounds hold the chance and narrow; the placement told with them (the best found so far) wins the lower
+    bound, counted queue by queue."""
+    told: list[tuple] = []
+    result = _chance(should_stop=lambda: False, progress=lambda *report: told.append(report), progress_ms=0)
     quiet = _chance()
-    assert (told.chance, told.best_placement) == (quiet.chance, quiet.best_placement)  # telling changes nothing
-    assert round(told.chance * told.futures) == 83 and told.futures == 84
-    _check_ranges(ranges, told.chance)
+    assert (result.chance, result.best_placement) == (quiet.chance, quiet.best_placement)  # telling changes nothing
+    assert round(result.chance * result.futures) == 83 and result.futures == 84
+    ranges = [(lower, upper) for lower, upper, _ in told]
+    _check_ranges(ranges, result.chance)
     shown = [r for r in ranges if range_text(*r)]
-    assert any(lower < told.chance for lower, _ in shown) and any(told.chance < upper for _, upper in shown)
+    assert any(lower < result.chance for lower, _ in shown) and any(result.chance < upper for _, upper in shown)
+    assert all((lead is None) == (lower == 0) for lower, _, lead in told)
+    least: dict = {}  # the most each placement told was claimed to win
+    for lower, _, lead in told:
+        if lead is not None:
+            least[lead] = max(least.get(lead, 0.0), lower)
+    assert least
+    for lead, lower in least.items():
+        assert _wins_after(lead.placement, lead.hold) >= round(lower * 84)
+    best = result.best_placement
+    assert _wins_after(best.placement, best.hold) == 83  # the count above is the chance's own
 
 
 def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_stopped() -> None:
@@ -64,6 +89,21 @@ def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_sto
     assert text(final=True, chance_range=(0.0, 1.0)) == "PC chance: not computed (too long)"
     assert text(final=True) == "PC chance: not computed (too long)"
     assert pc_panel(PcAnswer(1, solvable=False, final=False, chance_range=(0.5, 0.9))).chance is None
+
+
+def test_while_computing_and_where_stopped_the_panel_advises_the_best_placement_found() -> None:
+    """With the range comes the placement that wins its lower bound: the panel advises it, says it is the best found
+    so far (not known to be the best), and marks it provisional (autoplay waits for the end)."""
+    move = Move(Placement(Piece.L, Rotation.NORTH, 4, 0), keys=(), hold=True)
+    computing = pc_panel(PcAnswer(1, solvable=False, final=False, chance_range=(0.686, 0.997), best_next=move))
+    assert computing.advice == "Next: hold, then place the L as shown (the best found so far)"
+    assert computing.first_move == move and computing.provisional and computing.status == "possible"
+    assert computing.chance is None and computing.chance_text == "PC chance at least 68% (computing…)"
+    stopped = pc_panel(PcAnswer(1, solvable=False, final=True, chance_range=(0.686, 0.997), best_next=move))
+    assert stopped.advice == "Next: hold, then place the L as shown (the best found before the search stopped)"
+    assert stopped.first_move == move and stopped.provisional
+    done = pc_panel(PcAnswer(1, solvable=False, final=True, chance=0.9, best_next=move))
+    assert done.advice == "Next: hold, then place the L as shown (keeps the chance highest)" and not done.provisional
 
 
 @pytest.fixture
@@ -101,6 +141,8 @@ def test_a_player_watching_the_panel_sees_ranges_that_hold_the_chance_then_follo
             shown = coach.pc_shown
             if shown is not None and not shown.final:
                 seen.append((coach.pc_panel().chance_text, shown.chance_range))
+                if coach.pc_panel().provisional:  # the best found so far is shown, and not played for the player
+                    assert coach.pc_panel().first_move == shown.best_next and coach.advice_move() is None
             return keys.idle and pc_answered(coach) and coach.pc_panel().first_move is not None
 
         assert run_until(app, watched)
@@ -145,9 +187,13 @@ def test_a_player_watching_the_panel_sees_ranges_that_hold_the_chance_then_follo
 
 def test_a_chance_stopped_at_the_time_limit_shows_what_it_proved(app, monkeypatch):
     """The worker gives up on a chance at CHANCE_LIMIT_MS (20 s; 250 ms here, where this search takes ~0.7 s): the
-    final panel then says what was proved, which holds the exact chance, instead of only "not computed"."""
+    final panel then says what was proved, which holds the exact chance, instead of only "not computed", and
+    advises the best placement found; a player plays it one key at a time (hold on its own first where it holds),
+    and it wins at least the lower bound shown, counted queue by queue."""
     from ai import pc_service
     from game.board import Board
+    from game.executor import KeyExecutor
+    from game.handling import Button
     from settings.model import change
     from tests.players import pc_answered, pc_practice, run_until
     from ui.play_state import StartPosition
@@ -156,8 +202,8 @@ def test_a_chance_stopped_at_the_time_limit_shows_what_it_proved(app, monkeypatc
     monkeypatch.setattr(pc_service, "CHANCE_LIMIT_MS", 250.0)
     assert app.update_settings(change(app.settings, "rules", rotation="nrs", allow_180=False)) is None
     start = StartPosition(board=Board.empty(), queue=list(SHOWN), hold=HELD, randomizer_state=BAG_LEFT)
-    _, scene = pc_practice(app, 1, start)
-    coach = scene.coach
+    keys, scene = pc_practice(app, 1, start)
+    coach, game = scene.coach, scene.game
     try:
         assert run_until(app, lambda: pc_answered(coach))
         shown, panel = coach.pc_shown, coach.pc_panel()
@@ -166,5 +212,18 @@ def test_a_chance_stopped_at_the_time_limit_shows_what_it_proved(app, monkeypatc
         assert lower <= _chance().chance <= upper
         assert panel.chance_text == range_text(lower, upper, "stopped: too long")
         assert panel.chance_text.endswith("(stopped: too long)")
+        move = panel.first_move
+        assert lower > 0 and move is not None and panel.provisional  # (~0.25 s of search wins some futures here)
+        assert panel.advice.endswith("as shown (the best found before the search stopped)")
+        assert coach.advice_move() == move  # stopped: nothing better will come, autoplay may play it
+        assert _wins_after(move.placement, move.hold) >= round(lower * 84)
+        if move.hold:
+            keys.pending = [Button.HOLD]
+            assert run_until(app, lambda: keys.idle and game.hold_used)
+            assert game.active is not None and game.active.piece == move.placement.piece
+            move = replace(move, hold=False)
+        keys.executor = KeyExecutor(move.keys)  # one key per tick
+        assert run_until(app, lambda: game.stats.pieces == 1)
+        assert game.board.bits == move.placement.mask
     finally:
         app.scenes.pop()

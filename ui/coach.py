@@ -439,7 +439,10 @@ class Coach:
         if self.building:
             return self.build_panel().first_move
         if self.pc_leads:
-            return self.pc_panel().first_move
+            panel = self.pc_panel()
+            if panel.provisional and not (self.pc_shown is not None and self.pc_shown.final):
+                return None  # the search goes on and its best so far may change: autoplay waits for its end
+            return panel.first_move
         return self.hint if self.show_hint else None
 
     # --- toggles ----------------------------------------------------------------------------------------

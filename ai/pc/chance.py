@@ -103,6 +103,8 @@ WORTH_STEPS = 50
 # the best so far at least the lower (the panel shows them instead of "computing…": a 200 ms view of a search
 # that may take seconds under NRS or without kicks)
 PROGRESS_MS = 100.0
+# told (lower, upper, lead): see pc_chance's `progress`
+Progress = Callable[[float, float, Step | None], None]
 _FLOOR = (1 << WIDTH) - 1
 _LEFT_WALL = sum(1 << (WIDTH * row) for row in range(8))
 _RIGHT_WALL = _LEFT_WALL << (WIDTH - 1)
@@ -343,7 +345,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     hold_spent: bool = False,
     should_stop: Callable[[], bool] | None = None,
     table: bool = True,
-    progress: Callable[[float, float], None] | None = None,
+    progress: Progress | None = None,
     progress_ms: float | None = None,
 ) -> ChanceResult:
     """Chance of a PC of `lines` rows from here and the best next placement (see the module docstring).
@@ -353,11 +355,11 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     approximate, as when the budget runs out).
     table: answer a 7-bag game's opening positions from the opening tables (ai.pc.opening) when the question is
     one of theirs; False always searches (the tables' own making, and tests comparing the two).
-    progress: told (lower, upper) every `progress_ms` (default PROGRESS_MS) while the exact search runs: the
-    chance is proved to lie between them (the best placement so far wins `lower`, none can win more than `upper`);
-    never for sampled futures, whose counts are not the chance."""
+    progress: told (lower, upper, lead) every `progress_ms` (default PROGRESS_MS) while the exact search runs: the
+    chance is proved to lie between them (the placement `lead` wins at least `lower`, none can win more than
+    `upper`; lead is None while nothing is won); never for sampled futures, whose counts are not the chance."""
     started = time.perf_counter()
-    proved_bounds: list[Callable[[], tuple[float, float]]] = []  # set once the placements are scored
+    proved_bounds: list[Callable[[], tuple[float, float, Step | None]]] = []  # set once the placements are scored
     last_report = [started]
     every_ms = PROGRESS_MS if progress_ms is None else progress_ms
 
@@ -750,15 +752,19 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     turn = False
     best_key = None
 
-    def proved() -> tuple[float, float]:
-        """The best placement wins at least the lower (a trie search still running counts the leaves it has won so
-        far: the first one at a later PC's first position can take a second), none more than the upper."""
-        lower = best_lower[0]
+    def proved() -> tuple[float, float, Step | None]:
+        """(lower, upper, lead): the placement `lead` wins at least `lower` (a trie search still running counts the
+        leaves it has won so far: the first one at a later PC's first position can take a second), no placement
+        wins more than `upper`; lead is None while nothing is won."""
+        lead = max(scores, key=lambda k: (scores[k].lower, ahead[k]), default=None)
+        lower = 0.0 if lead is None else scores[lead].lower
         for score, offset in running:
             so_far = search.won_so_far() << offset
-            if so_far & ~score.won:
-                lower = max(lower, weight(score.won | so_far))
-        return lower, max(map(bound, scores), default=0.0)
+            if so_far & ~score.won and weight(score.won | so_far) > lower:
+                lower = weight(score.won | so_far)
+                lead = next(key for key, other in scores.items() if other is score)
+        upper = max(map(bound, scores), default=0.0)
+        return lower, upper, (moves[lead][0] if lead is not None and lower > 0 else None)
 
     if not sampled:
         proved_bounds.append(proved)
