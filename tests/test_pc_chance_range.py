@@ -72,6 +72,26 @@ def test_the_bounds_told_while_searching_hold_the_chance_found() -> None:
     assert _wins_after(best.placement, best.hold) == 83  # the count above is the chance's own
 
 
+def test_the_lower_bound_never_falls_when_a_running_search_forgets(monkeypatch) -> None:
+    """When the compiled search's memo fills up it starts over, and a running search's stack then holds fewer of
+    the wins it had shown until it finds them again (the slowest NRS searches do this many times). Simulated here,
+    every other look at the stack sees nothing: the lower bound told still never falls."""
+    import ai.pc.jit_trie as jit_trie
+
+    real = jit_trie.TrieKernel._won_so_far
+    looks = itertools.count()
+
+    def forgetful(self, *args) -> int:
+        return real(self, *args) if next(looks) % 2 else 0
+
+    monkeypatch.setattr(jit_trie.TrieKernel, "_won_so_far", forgetful)
+    told: list[tuple] = []
+    result = _chance(should_stop=lambda: False, progress=lambda *report: told.append(report), progress_ms=0)
+    assert round(result.chance * result.futures) == 83
+    assert next(looks) > 2
+    _check_ranges([(lower, upper) for lower, upper, _ in told], result.chance)
+
+
 def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_stopped() -> None:
     def text(**kwargs) -> str:
         return pc_panel(PcAnswer(1, solvable=False, **kwargs)).chance_text

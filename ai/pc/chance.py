@@ -615,6 +615,9 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         return True
 
     running: list[tuple[_Score, int]] = []  # the placement whose trie search runs, and its leaves' offset
+    # per placement, the leaves its running searches were seen to have won: kept, as a search whose memo starts over
+    # (when full) finds them again later, and its stack meanwhile holds fewer
+    told_won: dict[tuple[Piece, int], int] = {}
 
     def run_for(score: _Score, offset: int, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int) -> int:
         """`search.run` for one of the placement's ways: while it runs, the bounds reported count what it has
@@ -756,13 +759,14 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         """(lower, upper, lead): the placement `lead` wins at least `lower` (a trie search still running counts the
         leaves it has won so far: the first one at a later PC's first position can take a second), no placement
         wins more than `upper`; lead is None while nothing is won."""
+        for score, offset in running:
+            key = next(key for key, other in scores.items() if other is score)
+            told_won[key] = told_won.get(key, 0) | search.won_so_far() << offset
         lead = max(scores, key=lambda k: (scores[k].lower, ahead[k]), default=None)
         lower = 0.0 if lead is None else scores[lead].lower
-        for score, offset in running:
-            so_far = search.won_so_far() << offset
-            if so_far & ~score.won and weight(score.won | so_far) > lower:
-                lower = weight(score.won | so_far)
-                lead = next(key for key, other in scores.items() if other is score)
+        for key, won in told_won.items():
+            if won & ~scores[key].won and weight(scores[key].won | won) > lower:
+                lower, lead = weight(scores[key].won | won), key
         upper = max(map(bound, scores), default=0.0)
         return lower, upper, (moves[lead][0] if lead is not None and lower > 0 else None)
 
