@@ -92,6 +92,27 @@ def test_the_lower_bound_never_falls_when_a_running_search_forgets(monkeypatch) 
     _check_ranges([(lower, upper) for lower, upper, _ in told], result.chance)
 
 
+@pytest.mark.parametrize("hold_pressed", [False, True])
+def test_which_placement_is_refined_first_changes_no_answer(monkeypatch, hold_pressed: bool) -> None:
+    """FIRST_WIN_FIRST only changes the order placements are refined in: the same chance, and the placement
+    advised wins as many futures (counted queue by queue), as hold pressed or not."""
+
+    def ask():
+        if hold_pressed:  # the held J in play, the S held, hold spent
+            shown = (HELD, *SHOWN[1:])
+            rules, bag = NRS, make_randomizer("7bag", 0)
+            return pc_chance(0, shown[0], list(shown[1:]), SHOWN[0], BAG_LEFT, bag, rules, 4, hold_spent=True)
+        return _chance()
+
+    monkeypatch.setattr(chance_module, "FIRST_WIN_FIRST", False)
+    before = ask()
+    monkeypatch.setattr(chance_module, "FIRST_WIN_FIRST", True)
+    after = ask()
+    assert after.chance == before.chance and after.futures == before.futures
+    if not hold_pressed:
+        assert _wins_after(after.best_placement.placement, after.best_placement.hold) == 83
+
+
 def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_stopped() -> None:
     def text(**kwargs) -> str:
         return pc_panel(PcAnswer(1, solvable=False, **kwargs)).chance_text

@@ -103,6 +103,14 @@ WORTH_STEPS = 50
 # the best so far at least the lower (the panel shows them instead of "computing…": a 200 ms view of a search
 # that may take seconds under NRS or without kicks)
 PROGRESS_MS = 100.0
+# Until some placement has won a future, the first placement the loop picks is refined alone (its arrangements, a
+# single search, then its trie search), instead of every placement first losing one future to a single search each:
+# the first win, and so the first range shown, comes sooner, and where that placement is the best (often: it leads
+# `ahead`) the others are ruled out against its count. Later firsts (bench/pc.py's 300, both ways per position in
+# one run, ad hoc; thread CPU, same chances): NRS sum 69.3 -> 67.8 s, no kicks 43.5 -> 42.3 s; o2Z/h:LSJILI 7.0 ->
+# 5.1 s and 7.5 -> 5.5 s, but o2S/h:JOLZJJ 3.8 -> 4.7 s and 4.1 -> 5.2 s (its opener is the best, 320 of 360, yet
+# deciding it first costs more there); the default rules' groups the same (bench/pc.py).
+FIRST_WIN_FIRST = True
 # told (lower, upper, lead): see pc_chance's `progress`
 Progress = Callable[[float, float, Step | None], None]
 _FLOOR = (1 << WIDTH) - 1
@@ -752,6 +760,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         return min(scores[key].upper, ceiling)
 
     held_second: tuple[Piece, int] | None = None
+    opener: tuple[Piece, int] | None = None
     turn = False
     best_key = None
 
@@ -782,6 +791,12 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if not undecided(score) or score.lower >= ceiling:  # (at the bound, the futures still open are lost)
             best_key = key
             break
+        if FIRST_WIN_FIRST and best_lower[0] == 0:  # (see FIRST_WIN_FIRST)
+            if opener is None:
+                opener = key
+            if undecided(scores[opener]):
+                refine(opener)
+                continue
         turn = not turn
         if second is not None and turn:
             top = bound(key)
