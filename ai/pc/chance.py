@@ -111,6 +111,13 @@ PROGRESS_MS = 100.0
 # 5.1 s and 7.5 -> 5.5 s, but o2S/h:JOLZJJ 3.8 -> 4.7 s and 4.1 -> 5.2 s (its opener is the best, 320 of 360, yet
 # deciding it first costs more there); the default rules' groups the same (bench/pc.py).
 FIRST_WIN_FIRST = True
+# Each of the seeds' single searches (`_promising_solutions`: a PC for each of three likely futures) stops after
+# SEED_MS: a seed with a PC finds it in a few ms, a future without one is searched to no use (under NRS proving that
+# takes ~1.2 s; two of o2Z/h:LSJILI's three seeds spent 200 ms each for nothing). 200 -> 67 ms, later firsts (300,
+# both ways per position in one run, ad hoc, thread CPU, same chances): NRS sum 65.0 -> 63.5 s, no kicks 42.8 ->
+# 40.9 s, the first win (so the first range shown) at most 524 -> 275 ms under NRS; the default rules' groups the
+# same (bench/pc.py: `firsts`, searched without tables, 11 -> 13 over 200 ms at its 200-260 ms edge, max 294 -> 300).
+SEED_MS = 67.0
 # told (lower, upper, lead): see pc_chance's `progress`
 Progress = Callable[[float, float, Step | None], None]
 _FLOOR = (1 << WIDTH) - 1
@@ -508,7 +515,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             hold,
             use_hold,
             searcher,
-            200 if budget_ms is None else min(200, budget_ms / 30),
+            SEED_MS if budget_ms is None else min(SEED_MS, budget_ms / 30),
             should_stop=asked_to_stop,
         ):
             first = solution.steps[0]
