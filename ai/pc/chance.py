@@ -629,32 +629,35 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             other.upper = weight(other.reach & ~other.lost & ~hopeless[0])
         return True
 
-    running: list[tuple[_Score, int]] = []  # the placement whose trie search runs, and its leaves' offset
+    running: list[tuple[tuple[Piece, int], int]] = []  # the placement whose trie search runs, its leaves' offset
     # per placement, the leaves its running searches were seen to have won: kept, as a search whose memo starts over
     # (when full) finds them again later, and its stack meanwhile holds fewer
     told_won: dict[tuple[Piece, int], int] = {}
 
-    def run_for(score: _Score, offset: int, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int) -> int:
-        """`search.run` for one of the placement's ways: while it runs, the bounds reported count what it has
+    def run_for(
+        key: tuple[Piece, int], offset: int, bits: Bitboard, h: int, held: Piece | None, node: Node, wanted: int
+    ) -> int:
+        """`search.run` for one of placement `key`'s ways: while it runs, the bounds reported count what it has
         won so far (`proved`)."""
-        running.append((score, offset))
+        running.append((key, offset))
         try:
             return search.run(bits, h, held, node, wanted)
         finally:
             running.pop()
 
-    def widen(score: _Score, child, keep, sub: Node, offset: int, sequence, steps) -> None:
+    def widen(key: tuple[Piece, int], child, keep, sub: Node, offset: int, sequence, steps) -> None:
         """Win the placement's open futures that the state WIDEN_REST placements before the end of a PC just
         found (for the future `sequence`, from `child` with `keep` in the buffer) still clears, by one trie search
         from that state: an arrangement only wins futures that build the same cells, where that state's last
         placements may be any."""
+        score = scores[key]
         bits, h, held, node, base = child.field, child.h, keep, sub, offset
         used = 0  # pieces of `sequence` consumed (the buffer model of ai.pc.search)
         for done, step in enumerate(steps):
             if len(steps) - done <= WIDEN_REST:  # (a shorter PC: from `child` itself)
                 need = (undecided(score) >> base) & node.leaves
                 if need.bit_count() >= WIDEN_MIN:
-                    got = run_for(score, base, bits, h, held, node, need)
+                    got = run_for(key, base, bits, h, held, node, need)
                     if not search.truncated:
                         score.won |= (got & node.leaves) << base
                         score.lower = weight(score.won)
@@ -723,7 +726,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     search.truncated = True
                 elif solutions:
                     score.add(remember(key, solutions[0].steps), weight, token, use_hold)
-                    widen(score, child, keep, sub, offset, sequence, solutions[0].steps)
+                    widen(key, child, keep, sub, offset, sequence, solutions[0].steps)
                 else:
                     root_leaf = leaf + offset
                     score.lost |= 1 << root_leaf
@@ -737,7 +740,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                         score.losses += 1
                 return
             wanted = trie_wanted(need, offset, score)
-            got = run_for(score, offset, child.field, child.h, keep, sub, wanted)
+            got = run_for(key, offset, child.field, child.h, keep, sub, wanted)
             if search.truncated:
                 return
             score.won |= (got & sub.leaves) << offset
@@ -771,14 +774,17 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     turn = False
     best_key = None
 
+    def closest_to_winning() -> tuple[Piece, int] | None:
+        """The placement that has won the most so far (the first in `ahead` of equals)."""
+        return max(scores, key=lambda k: (scores[k].lower, ahead[k]), default=None)
+
     def proved() -> tuple[float, float, Step | None]:
         """(lower, upper, lead): the placement `lead` wins at least `lower` (a trie search still running counts the
         leaves it has won so far: the first one at a later PC's first position can take a second), no placement
         wins more than `upper`; lead is None while nothing is won."""
-        for score, offset in running:
-            key = next(key for key, other in scores.items() if other is score)
+        for key, offset in running:
             told_won[key] = told_won.get(key, 0) | search.won_so_far() << offset
-        lead = max(scores, key=lambda k: (scores[k].lower, ahead[k]), default=None)
+        lead = closest_to_winning()
         lower = 0.0 if lead is None else scores[lead].lower
         for key, won in told_won.items():
             if won & ~scores[key].won and weight(scores[key].won | won) > lower:
@@ -819,8 +825,8 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         if key == best_key or (not undecided(score) and score.lower > 0)
     ]
     if search.truncated:  # a lower bound for the placement closest to winning; not the answer
-        key = max(scores, key=lambda k: (scores[k].lower, ahead[k]))
-        ranked = [(moves[key][0], scores[key].lower)]
+        closest = closest_to_winning()
+        ranked = [(moves[closest][0], scores[closest].lower)] if closest is not None else []
     ranked.sort(key=lambda item: (-item[1], not item[0].hard, item[0].hold))
     best = ranked[0] if ranked and ranked[0][1] > 0 else None
     return ChanceResult(
