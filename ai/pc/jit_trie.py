@@ -26,7 +26,7 @@ from ai.pc import jit_placements, jit_search, jit_table, jit_tiling
 from ai.pc.jit_search import MAX_CHILDREN, TILING_BUDGET, _children, _walls_ok
 from ai.pc.jit_table import KERNEL_LOCK, get, kernel, popcount, put, reset
 from ai.pc.jit_tiling import state_test
-from ai.pc.percent import kept
+from ai.pc.percent import kept, nothing_won
 
 DEPTH = 18  # frames: at most 15 placements, plus the leaf step with hold
 MEMO_SLOTS = 1 << 18
@@ -413,10 +413,6 @@ class _Shared:
 _SHARED: list[_Shared] = []
 
 
-def _nothing_yet() -> int:
-    return 0
-
-
 def _to_words(leaves: int, words: int) -> np.ndarray:
     return np.frombuffer(leaves.to_bytes(8 * words, "little"), "<i8")
 
@@ -477,7 +473,7 @@ class TrieKernel:
             # between calls (the caller's clock check) the stack still holds what the walk has won so far
             search.won_so_far = lambda: self._won_so_far(trie, scratch, int(ctl[TOP])) & node.leaves
             stop = search.out_of_time()
-            search.won_so_far = _nothing_yet
+            search.won_so_far = nothing_won
             if stop:
                 search.truncated = True
                 search.nodes += int(ctl[NODES])

@@ -36,6 +36,11 @@ from game.pieces import Piece
 USE_KERNEL = True  # the compiled search (ai.pc.jit_trie) when numba is there; tests switch it off
 
 
+def nothing_won() -> int:
+    """TrieSearch.won_so_far while no search of it runs."""
+    return 0
+
+
 @dataclass(eq=False)
 class Node:
     """A node of the trie, shared by every prefix whose future looks the same (the trie is stored as a DAG).
@@ -147,7 +152,7 @@ class TrieSearch:
     _kernel: Any = None  # ai.pc.jit_trie.TrieKernel, made on first use (False: numba is not there)
     # while `run` looks at the clock (out_of_time, should_stop), the leaves of its state proved won so far (the
     # compiled search's walk; 0 otherwise): a lower bound to show before the answer
-    won_so_far: Callable[[], int] = field(default=lambda: 0, repr=False)
+    won_so_far: Callable[[], int] = field(default=nothing_won, repr=False)
 
     def __post_init__(self) -> None:
         self._deadline = None if self.budget_ms is None else time.perf_counter() + self.budget_ms / 1000
