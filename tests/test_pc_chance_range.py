@@ -4,14 +4,18 @@ the final chance is inside every range shown."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from dataclasses import replace
 
 import pytest
 
 from ai.pc import chance as chance_module
+from ai.pc import jit_trie
 from ai.pc.api import solve
-from ai.pc.chance import futures_trie, pc_chance, queue_length
+from ai.pc.chance import futures_trie, pc_chance, queue_length, store_for
+from ai.pc.percent import TrieSearch
+from ai.pc.search import searcher_for
 from ai.protocol import PcAnswer, pc_panel, percent_text, range_text
 from game.pieces import Piece, Rotation
 from game.placement import Move, Placement
@@ -111,6 +115,40 @@ def test_which_placement_is_refined_first_changes_no_answer(monkeypatch, hold_pr
     assert after.chance == before.chance and after.futures == before.futures
     if not hold_pressed:
         assert _wins_after(after.best_placement.placement, after.best_placement.hold) == 83
+
+
+def test_asking_the_searches_that_rule_out_for_more_futures_changes_no_answer(monkeypatch) -> None:
+    """ADAPT_RULING only changes how many futures a trie search ruling a placement out is asked for (more, where
+    fewer of those asked before turned out lost): the same chance, and here it does ask more. A later PC's first
+    position under NRS with 180 turns (five of the bag dealt before the piece in play, a Z held), 34 of 42 futures."""
+    rules = replace(NRS, allow_180=True)
+
+    def ask(adapt: bool) -> tuple[float, int]:
+        monkeypatch.setattr(chance_module, "ADAPT_RULING", adapt)
+        # each way from scratch (no memo, arrangements or dead states of the other), so each asks its own questions
+        searcher_for.cache_clear()
+        store_for.cache_clear()
+        importlib.import_module("ai.pc.percent")._MEMOS.clear()  # (ai.pc.percent the name is a function)
+        for shared in jit_trie._SHARED:
+            shared.forget()
+        sizes: list[int] = []
+        run = TrieSearch.run
+
+        def counted(self, bits, h, held, node, wanted=None):
+            sizes.append((node.leaves if wanted is None else wanted & node.leaves).bit_count())
+            return run(self, bits, h, held, node, wanted)
+
+        monkeypatch.setattr(TrieSearch, "run", counted)
+        queue = [Piece.Z, Piece.S, Piece.Z, Piece.J, Piece.L]
+        bag_left = (Piece.I, Piece.O, Piece.T)
+        result = pc_chance(0, Piece.S, queue, Piece.Z, bag_left, make_randomizer("7bag", 0), rules, 4)
+        monkeypatch.setattr(TrieSearch, "run", run)
+        assert result.futures == 42
+        return round(result.chance * result.futures), sum(sizes)
+
+    (before, asked_before), (after, asked_after) = ask(False), ask(True)
+    assert after == before == 34
+    assert asked_after > asked_before
 
 
 def test_the_panel_shows_the_proved_range_while_computing_and_where_a_search_stopped() -> None:

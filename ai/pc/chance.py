@@ -76,6 +76,16 @@ FEW_FUTURES = range(30, 100)
 # 208 -> 185, 205 -> 175; sums -0.3..-1%; firsts, held, holding, follow and chance the same). At least 1: asked
 # for no future, a placement would be refined for ever.
 RULING_SLACK = 1
+# ... and, once such searches have found some of the futures asked won, as many more as it takes at the rate they
+# found them lost so far (at most RULING_MOST times as many): under NRS and without kicks a later PC's first
+# placements each win about half of the futures the best one lost, the likeliest losses, so asked as many as they
+# were short, most had to be asked again. Later firsts (bench/pc.py's 300, both ways per position in one run, ad
+# hoc, thread CPU, same chances, a table generator on both cores): NRS sum 88.3 -> 85.8 s, no kicks 53.1 -> 51.5 s,
+# the default rules 3.30 -> 3.09 s; the ten slowest under NRS 39.4 -> 37.0 s. Asking three times as many whatever the
+# rate did as well there, but `firsts` (840 futures, the likeliest losses mostly lost) went 221 -> 260 ms median
+# (bench/pc.py --against, the generator running); adapted, 229 -> 231 ms.
+ADAPT_RULING = True
+RULING_MOST = 4.0
 # with at least SECOND_MIN futures and no seeds, every other refine goes to a second order of the placements, those
 # whose cells touch the floor, the walls and the blocks most first (`_contact`): see the best-first loop in
 # `pc_chance` (taking turns below 100 futures too left wander's tails the same and cost its median 0.31 -> 0.33 ms)
@@ -568,16 +578,21 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
         ranked.sort()
         return sum(1 << at for _, at in ranked[:count])
 
-    def trie_wanted(need: int, offset: int, score: _Score) -> int:
+    ruling = [0, 0]  # futures asked of the trie searches ruling a placement out, and those of them found lost
+
+    def trie_wanted(need: int, offset: int, score: _Score) -> tuple[int, bool]:
         """The leaves of `need` to ask the trie search for: the futures lost elsewhere first (they share most of
         their search); while another placement is better, only as many of them as this one is short of losses
-        (and RULING_SLACK more), most lost first (bench/pc.py --groups firsts: median 300 -> 212 ms, held -6%,
-        holding -11%, follow's slowest 347 -> 247 ms; chance and wander the same)."""
+        (more where such asks were found won, ADAPT_RULING, and RULING_SLACK more), most lost first (bench/pc.py
+        --groups firsts: median 300 -> 212 ms, held -6%, holding -11%, follow's slowest 347 -> 247 ms; chance and
+        wander the same); and whether it asks so, to rule the placement out."""
         wanted = need & (lost_anywhere[0] >> offset) or need
-        if best_lower[0] > score.lower:
-            losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
-            wanted = most_lost(wanted, offset, int(losses_short) + RULING_SLACK)
-        return wanted
+        if best_lower[0] <= score.lower:
+            return wanted, False
+        losses_short = (score.upper - best_lower[0]) / heaviest  # (at least) to be ruled out
+        lost_rate = ruling[1] / ruling[0] if ruling[1] and ADAPT_RULING else 1.0  # (see ADAPT_RULING)
+        ask = int(min(losses_short / lost_rate, losses_short * RULING_MOST)) + RULING_SLACK
+        return most_lost(wanted, offset, ask), True
 
     def next_leaf(need: int, offset: int) -> int:
         """The leaf of `need` (numbered from `offset`) to search alone: the first one lost elsewhere (the most lost
@@ -739,10 +754,13 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     ):
                         score.losses += 1
                 return
-            wanted = trie_wanted(need, offset, score)
+            wanted, ruling_out = trie_wanted(need, offset, score)
             got = run_for(key, offset, child.field, child.h, keep, sub, wanted)
             if search.truncated:
                 return
+            if ruling_out:
+                ruling[0] += wanted.bit_count()
+                ruling[1] += (wanted & ~got).bit_count()
             score.won |= (got & sub.leaves) << offset
             score.lost |= (wanted & ~got) << offset
             note_lost((wanted & ~got) << offset)
