@@ -123,7 +123,8 @@ def test_asking_the_searches_that_rule_out_for_more_futures_changes_no_answer(mo
     position under NRS with 180 turns (five of the bag dealt before the piece in play, a Z held), 34 of 42 futures."""
     rules = replace(NRS, allow_180=True)
 
-    def ask(adapt: bool) -> tuple[float, int]:
+    def ask(adapt: bool) -> tuple[int, int]:
+        """(futures kept, futures asked of the trie searches in all)"""
         monkeypatch.setattr(chance_module, "ADAPT_RULING", adapt)
         # each way from scratch (no memo, arrangements or dead states of the other), so each asks its own questions
         searcher_for.cache_clear()
