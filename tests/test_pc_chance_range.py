@@ -4,23 +4,21 @@ the final chance is inside every range shown."""
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from dataclasses import replace
 
 import pytest
 
 from ai.pc import chance as chance_module
-from ai.pc import jit_trie
 from ai.pc.api import solve
-from ai.pc.chance import futures_trie, pc_chance, queue_length, store_for
+from ai.pc.chance import futures_trie, pc_chance, queue_length
 from ai.pc.percent import TrieSearch
-from ai.pc.search import searcher_for
 from ai.protocol import PcAnswer, pc_panel, percent_text, range_text
 from game.pieces import Piece, Rotation
 from game.placement import Move, Placement
 from game.randomizer import make_randomizer
 from game.rules import Rules
+from tests.test_pc_exactness import forget_all_the_solver_learned
 
 NRS = Rules.named("nrs")  # no table of its own, and none bounds this position: searched
 # A later PC's first position under NRS (6 of the bag dealt before the piece in play, a J held): 83 of 84 futures,
@@ -126,12 +124,7 @@ def test_asking_the_searches_that_rule_out_for_more_futures_changes_no_answer(mo
     def ask(adapt: bool) -> tuple[int, int]:
         """(futures kept, futures asked of the trie searches in all)"""
         monkeypatch.setattr(chance_module, "ADAPT_RULING", adapt)
-        # each way from scratch (no memo, arrangements or dead states of the other), so each asks its own questions
-        searcher_for.cache_clear()
-        store_for.cache_clear()
-        importlib.import_module("ai.pc.percent")._MEMOS.clear()  # (ai.pc.percent the name is a function)
-        for shared in jit_trie._SHARED:
-            shared.forget()
+        forget_all_the_solver_learned()  # each way from scratch, so each asks its own questions
         sizes: list[int] = []
         run = TrieSearch.run
 
