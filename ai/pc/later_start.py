@@ -37,6 +37,13 @@ hold is pressed as the others. Searched, a few in a hundred take over 200 ms (up
 210 * 210 * 7 = 308,700 positions of 24 futures (the next bag's other four in any order). Searched, a median ~6 ms,
 but about one in a thousand takes over 200 ms (22 of 24 kept, every other placement shown to lose three).
 
+A seventh (`bag-start`, `dealt` 7: the bag before dealt whole): the piece in play is a bag's first and the five
+previews its next five (its seventh is the piece left in it), any piece held (the 3rd PC of a player who keeps a
+piece in hold, and every 7th after it): 5,040 orders of the six and 7 held pieces, 35,280 positions of 210 futures
+(the seventh, then the next bag's first three). Searched under the default rules they take ~25 ms, at most ~65 ms
+(bench/pc.py --groups later-firsts' offset-0 positions), so no table is made for them there; under NRS with 180
+turns ~0.2 s, one in four over 200 ms and up to ~2 s, so NRS's is made.
+
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
 the positions it holds, and the others are searched as without it, bounded by the wider rules' table where there is
@@ -82,7 +89,8 @@ Entry = tuple[Answer, Answer | None]  # the first answer, and with hold pressed 
 @dataclass(frozen=True)
 class Kind:
     """One kind of later PC's first position the tables hold: empty field, `dealt` pieces of the bag dealt before
-    the piece in play, a piece held or (`held` False) hold empty."""
+    the piece in play (7: all of it, the piece in play is the next bag's first), a piece held or (`held` False) hold
+    empty."""
 
     name: str  # the tables' file names: <name>_<rules>.txt.gz
     dealt: int
@@ -140,7 +148,8 @@ THREE_DEALT = Kind(
     "three-dealt", 3, True, 120, "a later PC's first position with three of the bag dealt and a piece held"
 )
 FOUR_DEALT = Kind("four-dealt", 4, True, 24, "a later PC's first position with four of the bag dealt and a piece held")
-KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT, FOUR_DEALT)
+BAG_START = Kind("bag-start", 7, True, 210, "a later PC's first position at a bag's first piece with a piece held")
+KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT, FOUR_DEALT, BAG_START)
 
 
 def keys(kind: Kind = LATER_START) -> list[Key]:
