@@ -238,8 +238,8 @@ def lookup(
     second position with the bag shown whole and a piece held (and, when its best placement is the held piece's,
     with hold pressed there), are answered by the second-position tables (ai.pc.seconds); a later PC's first
     position with a bag's last six shown and one of them held or hold empty, or with its last five and the next
-    bag's first shown (or its last four or three and the next bag's first two or three, a piece held), by the
-    later-start tables (ai.pc.later_start)."""
+    bag's first shown (or its last four or three and the next bag's first two or three, a piece held, or a bag's
+    first six, a piece held), by the later-start tables (ai.pc.later_start)."""
     if lines != LINES or not use_hold or not soft_drop or len(queue) != 5 or getattr(randomizer, "key", None) != "7bag":
         return None
     state = tuple(randomizer_state)
@@ -306,8 +306,8 @@ def _later_start(
 ) -> Answer | None:
     """A later PC's first position: a bag's last six shown and one of them held, from the bag before (its missing
     one held is this module's), or hold empty; or the bag's last five and the next bag's first shown, any piece held
-    or none; or its last four or three and the next bag's first two or three, a piece held: the later-start tables'
-    answer (ai.pc.later_start), or None."""
+    or none; or its last four or three and the next bag's first two or three, or a bag's first six, a piece held:
+    the later-start tables' answer (ai.pc.later_start), or None."""
     if bits:
         return None
     from ai.pc import later_start  # (it reads this module's answers)
