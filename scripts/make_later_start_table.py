@@ -8,7 +8,7 @@ position with a piece held from the bag before, for every order of a bag's last 
     python scripts/make_later_start_table.py --kind two-dealt   # two of the bag dealt before (123,480 positions)
     python scripts/make_later_start_table.py --kind later-start-empty   # hold empty (5,040); two-dealt-empty: 17,640
     python scripts/make_later_start_table.py --kind three-dealt   # 246,960 positions; four-dealt: 308,700
-    python scripts/make_later_start_table.py --rules nrs-180 --kind bag-start   # 35,280 (made for NRS only)
+    python scripts/make_later_start_table.py --rules nrs-180 --kind bag-start   # 35,280 (NRS and no kicks only)
 
 Ctrl+C or `kill PID` stops it with the positions done written. Placements tying for the best may differ between
 runs; the counts may not. Under rules whose placements reflect left to right (game.rules.Rules.mirror_symmetric: no

@@ -215,7 +215,7 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
 
 # The kinds with more of the bag dealt before the piece in play and any piece held: two (the next bag's first piece
 # the last preview, 360 futures), three (its first two, 120 futures), four (its first three, 24 futures) or all seven
-# (bag-start: the piece in play a bag's first, its seventh left in it, 210 futures; made under NRS only).
+# (bag-start: the piece in play a bag's first, its seventh left in it, 210 futures; made under NRS and no kicks).
 DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT, later_start.BAG_START)
 
 
@@ -268,6 +268,23 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     assert later_start.lookup(shown, held, NO_TABLES, False, state) is None  # no table of its own
     doubled = (shown[0], *shown[:3], *shown[4:])  # the piece in play twice: not a bag's last pieces
     assert later_start.lookup(doubled, held, rules, False, kind.state(doubled)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [param for param in _shipped(DEALT) if opening.RULES[param.values[0]].mirror_symmetric]
+)
+def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name, kind):
+    """Made from nothing in one run, as these were (no kicks' bag-start, SRS+ without 180's two- and four-dealt),
+    a table has the earlier of each mirror-image pair in the kind's order searched and the later written reflected:
+    of the pair that keeps the fewest futures the reflected line is the other's reflected, and both have the
+    search's counts."""
+    table, rules = _load(name, kind), opening.RULES[name]
+    order = {key: i for i, key in enumerate(kind.keys())}
+    key = min(table, key=lambda k: (sum(later_start.counts(table[k])), k))
+    searched, reflected = sorted((key, later_start.mirrored_key(key)), key=order.__getitem__)
+    assert table[reflected] == later_start.mirrored_entry(table[searched])
+    for position in (searched, reflected):
+        assert later_start.counts(table[position]) == later_start.counts(later_start.compute(position, rules, kind))
 
 
 @pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))

@@ -42,7 +42,8 @@ previews its next five (its seventh is the piece left in it), any piece held (th
 piece in hold, and every 7th after it): 5,040 orders of the six and 7 held pieces, 35,280 positions of 210 futures
 (the seventh, then the next bag's first three). Searched under the default rules they take ~25 ms, at most ~65 ms
 (bench/pc.py --groups later-firsts' offset-0 positions), so no table is made for them there; under NRS with 180
-turns ~0.2 s, one in five over 200 ms and up to ~2 s, so NRS's is made.
+turns ~0.2 s, one in five over 200 ms and up to ~2 s, and without kicks up to ~0.5 s, so NRS's and no kicks' are
+made.
 
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
