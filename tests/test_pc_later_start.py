@@ -274,7 +274,7 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     ("name", "kind"), [param for param in _shipped(DEALT) if opening.RULES[param.values[0]].mirror_symmetric]
 )
 def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name, kind):
-    """Made from nothing in one run, as these were (no kicks' bag-start, SRS+ without 180's two- and four-dealt),
+    """Made from nothing in one run, as these were (no kicks' bag-start, SRS+ without 180's two- to four-dealt),
     a table has the earlier of each mirror-image pair in the kind's order searched and the later written reflected:
     of the pair that keeps the fewest futures the reflected line is the other's reflected, and both have the
     search's counts."""
