@@ -20,7 +20,10 @@ single search proves a leaf lost, the rest of that placement goes to the exhaust
 Ruling a placement out needs losses only. So the first time a placement is refined, every class of its leaves
 (the same pieces to come) that cannot tile its field is lost at once; and while another placement already has a
 better lower bound, its trie search is asked only for about as many futures as it is short of losses, those the
-most placements lost first (`trie_wanted`), where it would decide all of them.
+most placements lost first (`trie_wanted`), where it would decide all of them. On an empty field (a later PC's first
+position) one pass over the placements comes before that (`UNION_PASS`): each one's trie search is asked for the
+futures no placement before it has won, and those none wins are lost whatever the placement, out of every bound at
+once; the others then need only the few losses more that set them below the best.
 
 A table made under rules whose placements include these rules' (`ai.pc.opening.wider_rules`: SRS with 180 for plain
 SRS) bounds every placement from above where it holds the same question, and its placement is tried first: when
@@ -102,6 +105,16 @@ HOPELESS_MAX = 8
 # of 1,920 that found a PC), but at a 3rd PC's second position each costs 10-16 ms (spots asked both ways, games
 # alternated: slowest 402 -> 336 ms, 23 -> 19 over 200 ms; spots-srs 383 -> 346, 24 -> 20; sums and wander the same)
 HOPELESS_ONE_SLICE = True
+# On an empty field, before the best-first loop: one pass over the placements in `order`, each one's trie search
+# asked for the futures no placement before it has won (`union_pass`). The futures none wins are lost whatever the
+# placement (hopeless) and drop out of every bound at once. At the slow later PCs' first positions the best placement
+# loses only those (o2Z/h:LSJILI without kicks: all 24 it loses), and before, each of the 34 others was shown to lose
+# 25 futures by its own asks. Later firsts (300, both ways per position in one run, ad hoc, thread CPU, same
+# chances): no kicks sum 27.3 -> 21.8 s, slowest 3.5 -> 3.0 s, 17 -> 16 over 200 ms; NRS 34.7 -> 31.1 s, 3.5 ->
+# 2.8 s, 23 -> 22. bench/pc.py --against: a proved range shown within 200 ms at every slow one (no kicks 11 -> 16
+# of 16, NRS 17 -> 25 of 25), as the first placement's search wins futures at once; `firsts` (searched without the
+# opening table) median 126 -> 132 ms, 1 -> 3 over 200 ms (201-227 ms).
+UNION_PASS = True
 # An empty field's placements are tried by their worth in steps of 2% of the futures (placements nearer than that
 # are tried by the rest of the order). Over recorded and random later PCs' first positions (ad hoc, one run each,
 # the same chances): fewer over 200 ms under every rule set tried (default rules 3 -> 1 of 150 random ones; NRS
@@ -812,6 +825,38 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
 
     if not sampled:
         proved_bounds.append(proved)
+
+    def union_pass() -> None:
+        """Each placement in `order` decides the futures no placement before it has won; then the futures none
+        won are hopeless."""
+        won_anywhere = 0
+        for score in scores.values():
+            won_anywhere |= score.won
+        for key in sorted(scores, key=order.__getitem__):
+            score = scores[key]
+            while score.pending:  # the arrangements known win their futures at no search
+                decide_more(key)
+            for child, keep, sub, offset, _ in score.ways:
+                need = ((score.reach & ~score.won & ~score.lost & ~won_anywhere) >> offset) & sub.leaves
+                if not need or not child.h:
+                    continue
+                got = run_for(key, offset, child.field, child.h, keep, sub, need) & need
+                if search.truncated:
+                    return
+                score.won |= got << offset
+                score.lost |= (need & ~got) << offset
+                note_lost((need & ~got) << offset)
+            won_anywhere |= score.won
+            score.lower = weight(score.won)
+            best_lower[0] = max(best_lower[0], score.lower)
+            if best_lower[0] >= ceiling:
+                return
+        hopeless[0] |= (1 << len(trie.sequences)) - 1 & ~won_anywhere
+        for score in scores.values():
+            score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+
+    if UNION_PASS and bits == 0 and not sampled:
+        union_pass()
     while not search.truncated and scores:
         report_bounds()
         if search.out_of_time():
