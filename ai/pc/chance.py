@@ -848,6 +848,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 note_lost((need & ~got) << offset)
             won_anywhere |= score.won
             score.lower = weight(score.won)
+            score.upper = weight(score.reach & ~score.lost & ~hopeless[0])  # (a stale bound: see `refine`)
             best_lower[0] = max(best_lower[0], score.lower)
             if best_lower[0] >= ceiling:
                 return
