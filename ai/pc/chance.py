@@ -112,7 +112,7 @@ HOPELESS_ONE_SLICE = True
 # 25 futures by its own asks. Later firsts (300, both ways per position in one run, ad hoc, thread CPU, same
 # chances): no kicks sum 27.3 -> 21.8 s, slowest 3.5 -> 3.0 s, 17 -> 16 over 200 ms; NRS 34.7 -> 31.1 s, 3.5 ->
 # 2.8 s, 23 -> 22. bench/pc.py --against: a proved range shown within 200 ms at every slow one (no kicks 11 -> 16
-# of 16, NRS 17 -> 25 of 25), as the first placement's search wins futures at once; `firsts` (searched without the
+# of 16, NRS 17 of 23 -> 25 of 25), as the first placement's search wins futures at once; `firsts` (searched without the
 # opening table) median 126 -> 132 ms, 1 -> 3 over 200 ms (201-227 ms).
 UNION_PASS = True
 # An empty field's placements are tried by their worth in steps of 2% of the futures (placements nearer than that
