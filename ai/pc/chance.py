@@ -622,6 +622,10 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
     def undecided(score: _Score) -> int:
         return score.reach & ~score.won & ~score.lost & ~hopeless[0]
 
+    def rebound(score: _Score) -> None:
+        """The placement's upper bound brought down to the leaves it may still win."""
+        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+
     def check_hopeless(leaf: int, left_ms: float | None) -> bool:
         """Is root leaf `leaf` lost whatever the next placement? (A PC found instead is kept for its first
         placement.)"""
@@ -654,7 +658,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             return False
         hopeless[0] |= 1 << leaf
         for other in scores.values():
-            other.upper = weight(other.reach & ~other.lost & ~hopeless[0])
+            rebound(other)
         return True
 
     running: list[tuple[tuple[Piece, int], int]] = []  # the placement whose trie search runs, its leaves' offset
@@ -717,8 +721,15 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                     note_lost(lost)
         else:
             decide_more(key)
-        score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+        rebound(score)
         best_lower[0] = max(best_lower[0], score.lower)
+
+    def take_answer(score: _Score, offset: int, wanted: int, got: int) -> None:
+        """A finished trie search's answer (its node's numbering, from `offset`): the leaves `got` are won, those
+        `wanted` and not got are lost."""
+        score.won |= got << offset
+        score.lost |= (wanted & ~got) << offset
+        note_lost((wanted & ~got) << offset)
 
     def decide_more(key: tuple[Piece, int]) -> None:
         """The next arrangement known for the placement's field, else one single-queue search (a PC found becomes
@@ -774,9 +785,7 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
             if ruling_out:
                 ruling[0] += wanted.bit_count()
                 ruling[1] += (wanted & ~got).bit_count()
-            score.won |= (got & sub.leaves) << offset
-            score.lost |= (wanted & ~got) << offset
-            note_lost((wanted & ~got) << offset)
+            take_answer(score, offset, wanted, got & sub.leaves)
             break
         score.lower = weight(score.won)
 
@@ -843,18 +852,16 @@ def pc_chance(  # noqa: C901 - one search over shared bounds and caches (refine/
                 got = run_for(key, offset, child.field, child.h, keep, sub, need) & need
                 if search.truncated:
                     return
-                score.won |= got << offset
-                score.lost |= (need & ~got) << offset
-                note_lost((need & ~got) << offset)
+                take_answer(score, offset, need, got)
             won_anywhere |= score.won
             score.lower = weight(score.won)
-            score.upper = weight(score.reach & ~score.lost & ~hopeless[0])  # (a stale bound: see `refine`)
+            rebound(score)  # (a stale bound: see `refine`)
             best_lower[0] = max(best_lower[0], score.lower)
             if best_lower[0] >= ceiling:
                 return
-        hopeless[0] |= (1 << len(trie.sequences)) - 1 & ~won_anywhere
+        hopeless[0] |= trie.root.leaves & ~won_anywhere
         for score in scores.values():
-            score.upper = weight(score.reach & ~score.lost & ~hopeless[0])
+            rebound(score)
 
     if UNION_PASS and bits == 0 and not sampled:
         union_pass()
