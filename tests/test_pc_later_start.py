@@ -274,10 +274,10 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     ("name", "kind"), [param for param in _shipped(DEALT) if opening.RULES[param.values[0]].mirror_symmetric]
 )
 def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name, kind):
-    """Made from nothing in one run (no kicks' bag-start and SRS+ without 180's three-dealt were; its two- and
-    four-dealt hold the same pairing), a table has the earlier of each mirror-image pair in the kind's order searched
-    and the later written reflected: of the pair that keeps the fewest futures the reflected line is the other's
-    reflected, and both have the search's counts."""
+    """Made from nothing in one run (no kicks' bag-start, its part-made two-dealt and SRS+ without 180's three-dealt
+    were; its two- and four-dealt hold the same pairing), a table has the earlier of each mirror-image pair in the
+    kind's order searched and the later written reflected: of the pair that keeps the fewest futures the reflected
+    line is the other's reflected, and both have the search's counts."""
     table, rules = _load(name, kind), opening.RULES[name]
     order = {key: i for i, key in enumerate(kind.keys())}
     key = min(table, key=lambda k: (sum(later_start.counts(table[k])), k))
