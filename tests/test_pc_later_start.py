@@ -287,6 +287,20 @@ def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name,
         assert later_start.counts(table[position]) == later_start.counts(later_start.compute(position, rules, kind))
 
 
+def test_the_wider_rules_bound_on_the_tables_making_changes_no_count():
+    """The tables are made bounded by the wider rules' table (later_start.compute's wider_bound): no kicks'
+    placements are among SRS with 180's, so its count bounds the search from above, and a placement reaching it
+    ends the search. At positions where it does (no kicks keeps as many futures as SRS with 180, not all), the counts
+    are the unbounded search's and the table's."""
+    kind, rules = later_start.TWO_DEALT, opening.RULES["none-180"]
+    table, wider = _load("none-180", kind), _load("srs-180", kind)
+    reached = sorted(k for k, (first, _) in table.items() if first.count == wider[k][0].count < kind.futures)
+    for key in random.Random(58).sample(reached, 2):
+        bounded = later_start.compute(key, rules, kind)
+        unbounded = later_start.compute(key, rules, kind, wider_bound=False)
+        assert later_start.counts(bounded) == later_start.counts(unbounded) == later_start.counts(table[key])
+
+
 @pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))
 def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
     """The worker keeps a table's lines as bytes and finds a key by bisection (later_start.Lines). Bisection finds

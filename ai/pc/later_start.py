@@ -336,8 +336,10 @@ def lookup(
     return pressed if hold_spent and pressed is not None else first
 
 
-def compute(key: Key, rules: Rules, kind: Kind = LATER_START) -> Entry:
-    """A position's entry, searched (ai.pc.chance.pc_chance without the tables)."""
+def compute(key: Key, rules: Rules, kind: Kind = LATER_START, wider_bound: bool = True) -> Entry:
+    """A position's entry, searched (ai.pc.chance.pc_chance without these rules' tables; with `wider_bound`, bounded
+    by the wider rules' table where there is one, which ends the search as soon as a placement reaches that count:
+    the same counts, sooner)."""
     from ai.pc.chance import pc_chance
     from game.randomizer import make_randomizer
 
@@ -346,7 +348,19 @@ def compute(key: Key, rules: Rules, kind: Kind = LATER_START) -> Entry:
     state, futures = kind.state(shown), kind.futures
 
     def answer(current: Piece, hold: Piece | None, spent: bool) -> Answer:
-        result = pc_chance(0, current, list(shown[1:]), hold, state, bag, rules, LINES, hold_spent=spent, table=False)
+        result = pc_chance(
+            0,
+            current,
+            list(shown[1:]),
+            hold,
+            state,
+            bag,
+            rules,
+            LINES,
+            hold_spent=spent,
+            table=False,
+            wider_bound=wider_bound,
+        )
         if result.approximate or result.futures != futures:
             where = f"{_held_text(held)} held, {order_text(shown)} shown"
             raise RuntimeError(f"{where}: no exact chance over {futures} futures")
