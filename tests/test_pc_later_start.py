@@ -67,7 +67,13 @@ def _shipped(kinds: tuple) -> list:
 
 
 # kinds whose positions the default rules search within ~65 ms: their tables are made only under rules slower there
-SLOW_RULES_ONLY = {later_start.BAG_START}
+SLOW_RULES_ONLY = {
+    later_start.BAG_START,
+    later_start.FIVE_DEALT,
+    later_start.SIX_DEALT,
+    later_start.FIVE_DEALT_EMPTY,
+    later_start.SIX_DEALT_EMPTY,
+}
 
 
 def test_the_default_rules_tables_are_shipped():
@@ -216,7 +222,14 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
 # The kinds with more of the bag dealt before the piece in play and any piece held: two (the next bag's first piece
 # the last preview, 360 futures), three (its first two, 120 futures), four (its first three, 24 futures) or all seven
 # (bag-start: the piece in play a bag's first, its seventh left in it, 210 futures; made under NRS and no kicks).
-DEALT = (later_start.TWO_DEALT, later_start.THREE_DEALT, later_start.FOUR_DEALT, later_start.BAG_START)
+DEALT = (
+    later_start.TWO_DEALT,
+    later_start.THREE_DEALT,
+    later_start.FOUR_DEALT,
+    later_start.BAG_START,
+    later_start.FIVE_DEALT,
+    later_start.SIX_DEALT,
+)
 
 
 @pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
@@ -224,8 +237,9 @@ def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_
     """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
     table = _load(name, kind)
     _assert_whole(name, kind, table)
-    assert kind.size == {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7, 7: 5040 * 7}[kind.dealt]
-    assert kind.futures == {2: 360, 3: 120, 4: 24, 7: 210}[kind.dealt]
+    sizes = {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7, 5: 42 * 840 * 7, 6: 7 * 2520 * 7, 7: 5040 * 7}
+    assert kind.size == sizes[kind.dealt]
+    assert kind.futures == {2: 360, 3: 120, 4: 24, 5: 42, 6: 84, 7: 210}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert first.futures == kind.futures and 0 <= first.count <= kind.futures and first.piece in (held, shown[0])
         if pressed is None:
@@ -319,8 +333,14 @@ def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
         assert all(lines.get(key) is None for key in other.keys()[:50] if key not in table)
 
 
-# The kinds with hold empty: a bag's last six shown (2,520 futures), or its last five and the next bag's first (720).
-EMPTY_KINDS = (later_start.LATER_START_EMPTY, later_start.TWO_DEALT_EMPTY)
+# The kinds with hold empty: a bag's last six shown (2,520 futures), or its last five and the next bag's first (720),
+# or its last two or one and the next bag's first four or five (252, 420).
+EMPTY_KINDS = (
+    later_start.LATER_START_EMPTY,
+    later_start.TWO_DEALT_EMPTY,
+    later_start.FIVE_DEALT_EMPTY,
+    later_start.SIX_DEALT_EMPTY,
+)
 
 
 def _hardest_with_a_pc(table: dict) -> later_start.Key:
@@ -335,8 +355,8 @@ def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(name, 
     no pressed answer."""
     table = _load(name, kind)
     _assert_whole(name, kind, table)
-    assert kind.size == {1: 5_040, 2: 17_640}[kind.dealt]
-    assert kind.futures == {1: 2_520, 2: 720}[kind.dealt]
+    assert kind.size == {1: 5_040, 2: 17_640, 5: 35_280, 6: 17_640}[kind.dealt]
+    assert kind.futures == {1: 2_520, 2: 720, 5: 252, 6: 420}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert held is None and pressed is None and first.futures == kind.futures
         assert 0 <= first.count <= kind.futures and first.piece in shown[:2]
@@ -535,9 +555,9 @@ class _Practice:
 @pytest.mark.parametrize(("name", "kind"), _played((later_start.LATER_START, *DEALT)))
 def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, name, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
-    pieces dealt, one of them held from the bag before (or as the 6th, 5th or 4th: the bag's last five, four or three
-    and the next bag's first one, two or three dealt, any piece held; or as the 3rd: a bag's first six dealt). The
-    player reads the panel, makes a mistake
+    pieces dealt, one of them held from the bag before (or as the 6th, 4th, 2nd, 7th or 5th: the bag's last five,
+    four, three, two or one and the next bag's first one to five dealt, any piece held; or as the 3rd: a bag's first
+    six dealt). The player reads the panel, makes a mistake
     and takes it back (the same panel again), then presses hold on its own where the panel says to place the piece
     in play (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every
     chance shown is the table's and the search's."""

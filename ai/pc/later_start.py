@@ -45,6 +45,14 @@ piece in hold, and every 7th after it): 5,040 orders of the six and 7 held piece
 turns ~0.2 s, one in five over 200 ms and up to ~2 s, and without kicks up to ~0.5 s, so NRS's and no kicks' are
 made.
 
+Four more (`five-dealt`, `six-dealt`, and with hold empty `five-dealt-empty`, `six-dealt-empty`): five or six of
+the bag dealt before the piece in play, which with the next one or none is the bag's rest, the other previews the
+next bag's first four or five; a piece held (the 7th and 5th PC of a player who keeps one: 7 * 42 * 840 = 246,960
+positions of 42 futures, the next bag's last three in order and one of the bag after; 7 * 7 * 2,520 = 123,480 of 84)
+or none (the 5th and 3rd PC of one who does not: 35,280 positions of 252 futures, 17,640 of 420). Under the default
+rules the search answers these within ~60 ms (bench/pc.py --groups later-firsts' offset-5 and -6 positions), so
+they are made only where it does not: without kicks some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms).
+
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
 the positions it holds, and the others are searched as without it, bounded by the wider rules' table where there is
@@ -150,7 +158,27 @@ THREE_DEALT = Kind(
 )
 FOUR_DEALT = Kind("four-dealt", 4, True, 24, "a later PC's first position with four of the bag dealt and a piece held")
 BAG_START = Kind("bag-start", 7, True, 210, "a later PC's first position at a bag's first piece with a piece held")
-KINDS = (LATER_START, TWO_DEALT, LATER_START_EMPTY, TWO_DEALT_EMPTY, THREE_DEALT, FOUR_DEALT, BAG_START)
+FIVE_DEALT = Kind("five-dealt", 5, True, 42, "a later PC's first position with five of the bag dealt and a piece held")
+SIX_DEALT = Kind("six-dealt", 6, True, 84, "a later PC's first position with six of the bag dealt and a piece held")
+FIVE_DEALT_EMPTY = Kind(
+    "five-dealt-empty", 5, False, 252, "a later PC's first position with five of the bag dealt and hold empty"
+)
+SIX_DEALT_EMPTY = Kind(
+    "six-dealt-empty", 6, False, 420, "a later PC's first position with six of the bag dealt and hold empty"
+)
+KINDS = (
+    LATER_START,
+    TWO_DEALT,
+    LATER_START_EMPTY,
+    TWO_DEALT_EMPTY,
+    THREE_DEALT,
+    FOUR_DEALT,
+    BAG_START,
+    FIVE_DEALT,
+    SIX_DEALT,
+    FIVE_DEALT_EMPTY,
+    SIX_DEALT_EMPTY,
+)
 
 
 def keys(kind: Kind = LATER_START) -> list[Key]:
