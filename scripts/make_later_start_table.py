@@ -9,6 +9,11 @@ position with a piece held from the bag before, for every order of a bag's last 
     python scripts/make_later_start_table.py --kind later-start-empty   # hold empty (5,040); two-dealt-empty: 17,640
     python scripts/make_later_start_table.py --kind three-dealt   # 246,960 positions; four-dealt: 308,700
     python scripts/make_later_start_table.py --rules nrs-180 --kind bag-start   # 35,280 (NRS and no kicks only)
+    python scripts/make_later_start_table.py --rules none-180 --kind five-dealt   # 246,960; six-dealt: 123,480;
+        # five-dealt-empty: 35,280; six-dealt-empty: 17,640 (NRS and no kicks only)
+
+A table whose rules have a wider rule set with a table of the same kind (ai.pc.opening.wider_rules: SRS with 180
+for no kicks) is made bounded by it (ai.pc.later_start.compute): the same counts, sooner.
 
 Ctrl+C or `kill PID` stops it with the positions done written. Placements tying for the best may differ between
 runs; the counts may not. Under rules whose placements reflect left to right (game.rules.Rules.mirror_symmetric: no
