@@ -268,6 +268,13 @@ def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(name, ki
             assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
 
 
+def _doubled(kind: later_start.Kind, shown: tuple[Piece, ...]) -> tuple[Piece, ...]:
+    """The pieces shown with one twice in one bag, which no position has: the first two shown the same, or with six
+    dealt (the bag's last is the piece in play alone, and the next bag may begin with it) the next two."""
+    at = 2 if kind.dealt == 6 else 1
+    return (*shown[:at], shown[at - 1], *shown[at + 1 :])
+
+
 @pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
 def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     table, rules = _load(name, kind), opening.RULES[name]
@@ -277,11 +284,12 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     assert later_start.lookup(shown, held, rules, False, state) == table[key][0]
     other = later_start.lookup(shown, held, rules, False, ())  # the bag's last six: at most the later-start table's
     assert other is None or other.futures == opening.FUTURES
-    other_state = state[1:] if len(state) > 1 else (*state, shown[0])  # (bag-start: one piece left, not two)
-    assert later_start.lookup(shown, held, rules, False, other_state) is None  # another state
+    # another state: one of its pieces swapped for the last shown, which that bag has dealt (with a piece fewer it
+    # could be another kind's)
+    other_state = (*state[1:], shown[-1])
+    assert later_start.lookup(shown, held, rules, False, other_state) is None
     assert later_start.lookup(shown, held, NO_TABLES, False, state) is None  # no table of its own
-    doubled = (shown[0], *shown[:3], *shown[4:])  # the piece in play twice: not a bag's last pieces
-    assert later_start.lookup(doubled, held, rules, False, kind.state(doubled)) is None
+    assert later_start.lookup(_doubled(kind, shown), held, rules, False, state) is None
 
 
 @pytest.mark.parametrize(
@@ -407,7 +415,7 @@ def test_hold_empty_answers_are_given_only_for_their_own_positions(name, kind):
     assert later_start.lookup(shown, None, rules, False, state) == table[key][0]
     assert later_start.lookup(shown, None, rules, True, state) is None  # hold spent with nothing held: no such
     assert later_start.lookup(shown, None, NO_TABLES, False, state) is None  # no table of its own
-    assert later_start.lookup((shown[1], *shown[1:]), None, rules, False, state) is None  # a piece twice
+    assert later_start.lookup(_doubled(kind, shown), None, rules, False, state) is None
     if kind is later_start.LATER_START_EMPTY:
         missing = next(p for p in Piece if p not in shown)
         assert later_start.lookup(shown, None, rules, False, (missing,)) is None  # a game's first: the opening's
