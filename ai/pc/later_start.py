@@ -95,17 +95,34 @@ Key = tuple[Piece | None, tuple[Piece, ...]]  # the held piece (None: hold empty
 Entry = tuple[Answer, Answer | None]  # the first answer, and with hold pressed (None: the first's)
 
 
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
 @dataclass(frozen=True)
 class Kind:
     """One kind of later PC's first position the tables hold: empty field, `dealt` pieces of the bag dealt before
     the piece in play (7: all of it, the piece in play is the next bag's first), a piece held or (`held` False) hold
     empty."""
 
-    name: str  # the tables' file names: <name>_<rules>.txt.gz
     dealt: int
     held: bool
     futures: int
-    what: str  # the position, for the tables' header
+
+    @property
+    def name(self) -> str:
+        """The tables' file names: <name>_<rules>.txt.gz."""
+        base = {1: "later-start", 7: "bag-start"}.get(self.dealt) or f"{_COUNT_WORDS[self.dealt]}-dealt"
+        return base if self.held else f"{base}-empty"
+
+    @property
+    def what(self) -> str:
+        """The position, for the tables' header."""
+        hold = "a piece held" if self.held else "hold empty"
+        if self.dealt == 1:
+            return f"a later PC's first position with {hold}"
+        if self.dealt == 7:
+            return f"a later PC's first position at a bag's first piece with {hold}"
+        return f"a later PC's first position with {_COUNT_WORDS[self.dealt]} of the bag dealt and {hold}"
 
     @property
     def size(self) -> int:
@@ -147,25 +164,17 @@ class Kind:
         )
 
 
-LATER_START = Kind("later-start", 1, True, FUTURES, "a later PC's first position with a piece held")
-TWO_DEALT = Kind("two-dealt", 2, True, 360, "a later PC's first position with two of the bag dealt and a piece held")
-LATER_START_EMPTY = Kind("later-start-empty", 1, False, 2520, "a later PC's first position with hold empty")
-TWO_DEALT_EMPTY = Kind(
-    "two-dealt-empty", 2, False, 720, "a later PC's first position with two of the bag dealt and hold empty"
-)
-THREE_DEALT = Kind(
-    "three-dealt", 3, True, 120, "a later PC's first position with three of the bag dealt and a piece held"
-)
-FOUR_DEALT = Kind("four-dealt", 4, True, 24, "a later PC's first position with four of the bag dealt and a piece held")
-BAG_START = Kind("bag-start", 7, True, 210, "a later PC's first position at a bag's first piece with a piece held")
-FIVE_DEALT = Kind("five-dealt", 5, True, 42, "a later PC's first position with five of the bag dealt and a piece held")
-SIX_DEALT = Kind("six-dealt", 6, True, 84, "a later PC's first position with six of the bag dealt and a piece held")
-FIVE_DEALT_EMPTY = Kind(
-    "five-dealt-empty", 5, False, 252, "a later PC's first position with five of the bag dealt and hold empty"
-)
-SIX_DEALT_EMPTY = Kind(
-    "six-dealt-empty", 6, False, 420, "a later PC's first position with six of the bag dealt and hold empty"
-)
+LATER_START = Kind(1, True, FUTURES)
+TWO_DEALT = Kind(2, True, 360)
+LATER_START_EMPTY = Kind(1, False, 2520)
+TWO_DEALT_EMPTY = Kind(2, False, 720)
+THREE_DEALT = Kind(3, True, 120)
+FOUR_DEALT = Kind(4, True, 24)
+BAG_START = Kind(7, True, 210)
+FIVE_DEALT = Kind(5, True, 42)
+SIX_DEALT = Kind(6, True, 84)
+FIVE_DEALT_EMPTY = Kind(5, False, 252)
+SIX_DEALT_EMPTY = Kind(6, False, 420)
 KINDS = (
     LATER_START,
     TWO_DEALT,
