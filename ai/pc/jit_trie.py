@@ -414,6 +414,13 @@ class _Shared:
 _SHARED: list[_Shared] = []
 
 
+def forget() -> None:
+    """Empty the shared memo of every compiled trie search in the process (a test that must see a search whose memo
+    does not start over part way: earlier searches may have left it nearly full)."""
+    for shared in _SHARED:
+        shared.forget()
+
+
 def _to_words(leaves: int, words: int) -> np.ndarray:
     return np.frombuffer(leaves.to_bytes(8 * words, "little"), "<i8")
 
