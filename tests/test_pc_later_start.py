@@ -220,8 +220,9 @@ def test_other_rules_and_other_positions_are_not_answered_by_it(table):
 
 
 # The kinds with more of the bag dealt before the piece in play and any piece held: two (the next bag's first piece
-# the last preview, 360 futures), three (its first two, 120 futures), four (its first three, 24 futures) or all seven
-# (bag-start: the piece in play a bag's first, its seventh left in it, 210 futures; made under NRS and no kicks).
+# the last preview, 360 futures), three (its first two, 120 futures), four (its first three, 24 futures), five or six
+# (its first four or five, 42 or 84 futures; made under no kicks) or all seven (bag-start: the piece in play a bag's
+# first, its seventh left in it, 210 futures; made under NRS and no kicks).
 DEALT = (
     later_start.TWO_DEALT,
     later_start.THREE_DEALT,
