@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -353,20 +354,25 @@ EMPTY_KINDS = (
 )
 
 
-def _hardest_with_a_pc(table: dict) -> later_start.Key:
-    """The position whose best placement keeps the fewest futures, but some."""
-    return min((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
+def _hardest_with_a_pc(table: dict, acceptable: Callable[[later_start.Key], bool] | None = None) -> later_start.Key:
+    """The position whose best placement keeps the fewest futures, but some (the first `acceptable` one, if told)."""
+    with_a_pc = (key for key, (first, _) in table.items() if first.count)
+
+    def hardness(key: later_start.Key) -> tuple:
+        return table[key][0].count, key
+
+    if acceptable is None:
+        return min(with_a_pc, key=hardness)
+    found = next((key for key in sorted(with_a_pc, key=hardness) if acceptable(key)), None)
+    assert found is not None, "no position with a PC is acceptable"
+    return found
 
 
-def _hardest_the_panel_answers_at_four_lines(table: dict, rules: Rules) -> later_start.Key:
-    """The hardest position with a PC (as `_hardest_with_a_pc`) whose pieces shown make no 2-line PC: where they make
-    one, the panel shows that PC and its chance (the lowest PC the known pieces finish, ai.pc_service), not the
-    table's 4-line chance (with five dealt, six pieces shown often make one)."""
-    with_a_pc = sorted((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
-    for held, shown in with_a_pc:
-        if not solve(0, shown, hold=held, rules=rules, lines=2, verify=False).solvable:
-            return held, shown
-    raise AssertionError("the pieces shown make a 2-line PC at every position")
+def _no_2_line_pc_shown(rules: Rules) -> Callable[[later_start.Key], bool]:
+    """Do the pieces shown make no 2-line PC? Where they make one, the panel shows that PC and its chance (the lowest
+    PC the known pieces finish, ai.pc_service), not the table's 4-line chance (with five dealt, six pieces shown
+    often make one)."""
+    return lambda key: not solve(0, key[1], hold=key[0], rules=rules, lines=2, verify=False).solvable
 
 
 @pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
@@ -623,7 +629,7 @@ def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_ca
     from game.handling import Button
 
     table = _load(name, kind)
-    key = _hardest_the_panel_answers_at_four_lines(table, opening.RULES[name])
+    key = _hardest_with_a_pc(table, _no_2_line_pc_shown(opening.RULES[name]))
     _, shown = key
     first, _ = table[key]
     player = _Practice(app, name, None, shown, kind.state(shown))
