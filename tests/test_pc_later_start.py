@@ -621,11 +621,12 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
 
 @pytest.mark.parametrize(("name", "kind"), _played(EMPTY_KINDS))
 def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_can_follow_it(app, name, kind):
-    """A PC-practice game started as a later PC's first position with hold empty: a bag's last six dealt (the 8th PC
-    of a player who does not keep a piece), or its last five and the next bag's first (the 6th). The player reads
-    the panel, makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's
-    last six, that is the two-dealt table's position with hold spent) and plays the advice one key at a time. Every
-    chance shown is the search's, the first the table's."""
+    """A PC-practice game started as a later PC's first position with hold empty, of a player who does not keep a
+    piece (ten pieces a PC): a bag's last six dealt (the 6th PC), its last five and the next bag's first (the 4th),
+    or its last two or one and the next bag's first four or five (the 5th and 3rd). The player reads the panel,
+    makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's last six, that
+    is the two-dealt table's position with hold spent) and plays the advice one key at a time. Every chance shown is
+    the search's, the first the table's."""
     from game.handling import Button
 
     table = _load(name, kind)

@@ -24,11 +24,11 @@ rules they take a median ~30 ms, but a few in a hundred 0.2-0.6 s (`bench/pc.py 
 
 Two more kinds have hold empty (`later-start-empty`: a bag's last six shown, 5,040 positions of 2,520 futures, the
 next bag's first five; `two-dealt-empty`: its last five and the next bag's first, 17,640 positions of 720 futures),
-the positions of a player who does not keep a piece. Their best placement may be the next piece's (hold pressed,
-the piece in play held); they have no answer with hold pressed, which shows a new piece: another position (after a
-bag's last six, the two-dealt table's with hold spent). Searched, one in ten to twenty takes over 200 ms (up to
-~0.4 s); under NRS with 180 turns the two-dealt-empty positions take a mean ~185 ms, up to ~1.7 s, so NRS has that
-table too.
+the positions of a player who does not keep a piece (the 6th and 4th PC: ten pieces a PC). Their best placement may
+be the next piece's (hold pressed, the piece in play held); they have no answer with hold pressed, which shows a new
+piece: another position (after a bag's last six, the two-dealt table's with hold spent). Searched, one in ten to
+twenty takes over 200 ms (up to ~0.4 s); under NRS with 180 turns the two-dealt-empty positions take a mean ~185 ms,
+up to ~1.7 s, so NRS has that table too.
 
 A fifth (`three-dealt`): three of the bag dealt before the piece in play, which with the next three previews is
 the bag's last four, the last two previews the next bag's first two, any piece held: 840 orders of the four, 42 of
