@@ -119,7 +119,8 @@ def test_which_placement_is_refined_first_changes_no_answer(monkeypatch, hold_pr
 def test_asking_the_searches_that_rule_out_for_more_futures_changes_no_answer(monkeypatch) -> None:
     """ADAPT_RULING only changes how many futures a trie search ruling a placement out is asked for (more, where
     fewer of those asked before turned out lost): the same chance, and here it does ask more. A later PC's first
-    position under NRS with 180 turns (five of the bag dealt before the piece in play, a Z held), 34 of 42 futures."""
+    position under NRS with 180 turns (five of the bag dealt before the piece in play, a Z held), 34 of 42 futures,
+    searched (`table=False`: NRS's five-dealt table holds it)."""
     rules = replace(NRS, allow_180=True)
 
     def ask(adapt: bool) -> tuple[int, int]:
@@ -136,7 +137,7 @@ def test_asking_the_searches_that_rule_out_for_more_futures_changes_no_answer(mo
         monkeypatch.setattr(TrieSearch, "run", counted)
         queue = [Piece.Z, Piece.S, Piece.Z, Piece.J, Piece.L]
         bag_left = (Piece.I, Piece.O, Piece.T)
-        result = pc_chance(0, Piece.S, queue, Piece.Z, bag_left, make_randomizer("7bag", 0), rules, 4)
+        result = pc_chance(0, Piece.S, queue, Piece.Z, bag_left, make_randomizer("7bag", 0), rules, 4, table=False)
         monkeypatch.setattr(TrieSearch, "run", run)
         assert result.futures == 42
         return round(result.chance * result.futures), sum(sizes)
