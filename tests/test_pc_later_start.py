@@ -353,16 +353,10 @@ EMPTY_KINDS = (
 )
 
 
-def _hardest_with_a_pc(table: dict, acceptable: Callable[[later_start.Key], bool] | None = None) -> later_start.Key:
+def _hardest_with_a_pc(table: dict, acceptable: Callable[[later_start.Key], bool] = lambda _: True) -> later_start.Key:
     """The position whose best placement keeps the fewest futures, but some (the first `acceptable` one, if told)."""
-    with_a_pc = (key for key, (first, _) in table.items() if first.count)
-
-    def hardness(key: later_start.Key) -> tuple:
-        return table[key][0].count, key
-
-    if acceptable is None:
-        return min(with_a_pc, key=hardness)
-    found = next((key for key in sorted(with_a_pc, key=hardness) if acceptable(key)), None)
+    with_a_pc = sorted((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
+    found = next((key for key in with_a_pc if acceptable(key)), None)
     assert found is not None, "no position with a PC is acceptable"
     return found
 
