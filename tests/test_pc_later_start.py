@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
@@ -31,17 +31,26 @@ def table() -> dict:
     return _load("srs-180", later_start.LATER_START)
 
 
-def _hardest(table: dict, pressed: bool) -> later_start.Key:
+def _fewest_kept(
+    table: dict, keys: Iterable[later_start.Key], acceptable: Callable[[later_start.Key], bool]
+) -> later_start.Key:
+    """Of `keys`, the first `acceptable` position whose best placement keeps the fewest futures (table order)."""
+    found = next((key for key in sorted(keys, key=lambda k: (table[k][0].count, k)) if acceptable(key)), None)
+    assert found is not None, "no such position is acceptable"
+    return found
+
+
+def _hardest(
+    table: dict, pressed: bool, acceptable: Callable[[later_start.Key], bool] = lambda _: True
+) -> later_start.Key:
     """The position whose best placement keeps the fewest futures (the first such in the table's order): with a
-    pressed answer of its own that keeps fewer, or without one."""
-    return min(
-        (
-            key
-            for key, (first, after) in table.items()
-            if (after.count < first.count if after is not None else not pressed)
-        ),
-        key=lambda k: (table[k][0].count, k),
+    pressed answer of its own that keeps fewer, or without one (the first `acceptable` one, if told)."""
+    keys = (
+        key
+        for key, (first, after) in table.items()
+        if (after.count < first.count if after is not None else not pressed)
     )
+    return _fewest_kept(table, keys, acceptable)
 
 
 # the rule sets with a table shipped (ai/pc/later-start_<name>.txt.gz)
@@ -355,10 +364,7 @@ EMPTY_KINDS = (
 
 def _hardest_with_a_pc(table: dict, acceptable: Callable[[later_start.Key], bool] = lambda _: True) -> later_start.Key:
     """The position whose best placement keeps the fewest futures, but some (the first `acceptable` one, if told)."""
-    with_a_pc = sorted((key for key, (first, _) in table.items() if first.count), key=lambda k: (table[k][0].count, k))
-    found = next((key for key in with_a_pc if acceptable(key)), None)
-    assert found is not None, "no position with a PC is acceptable"
-    return found
+    return _fewest_kept(table, (key for key, (first, _) in table.items() if first.count), acceptable)
 
 
 def _no_2_line_pc_shown(rules: Rules) -> Callable[[later_start.Key], bool]:
@@ -580,11 +586,12 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     six dealt). The player reads the panel, makes a mistake
     and takes it back (the same panel again), then presses hold on its own where the panel says to place the piece
     in play (the panel then shows the chance with hold spent, lower) and plays its advice one key at a time. Every
-    chance shown is the table's and the search's."""
+    chance shown is the table's and the search's. (The position is the hardest whose pieces shown make no 2-line
+    PC: where they make one, the panel shows that PC instead of the table's 4-line chance.)"""
     from game.handling import Button
 
     table = _load(name, kind)
-    key = _hardest(table, True)
+    key = _hardest(table, True, _no_2_line_pc_shown(opening.RULES[name]))
     held, shown = key
     first, pressed = table[key]
     assert pressed is not None and pressed.count < first.count
