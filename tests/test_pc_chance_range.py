@@ -21,12 +21,20 @@ from game.randomizer import make_randomizer
 from game.rules import Rules
 from tests.test_pc_exactness import forget_all_the_solver_learned
 
-NRS = Rules.named("nrs")  # no table of its own, and none bounds this position: searched
+NRS = Rules.named("nrs")  # no table of its own: searched (unbounded, `_long_searches` below)
 # A later PC's first position under NRS (6 of the bag dealt before the piece in play, a J held): 83 of 84 futures,
 # about 0.7 s of search here, decided only after the other placements are ruled out
 HELD = Piece.J
 SHOWN = (Piece.S, Piece.O, Piece.I, Piece.T, Piece.J, Piece.S)
 BAG_LEFT = (Piece.L, Piece.Z)
+
+
+@pytest.fixture(autouse=True)
+def _long_searches(monkeypatch):
+    """These tests are of long searches (the bounds told while one runs, the panel meanwhile). NRS with 180's
+    six-dealt table holds the NRS position (83 of 84, as here): its count would bound the search, which would end
+    as soon as a placement reaches it (~10 ms, no range shown). So no wider rules' table bounds a search here."""
+    monkeypatch.setattr(opening, "wider_rules", lambda rules: None)
 
 
 def _chance(**kwargs):
