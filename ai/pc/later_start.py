@@ -54,7 +54,7 @@ or none (the 5th and 3rd PC of one who does not: 35,280 positions of 252 futures
 rules the search answers these within ~60 ms (bench/pc.py --groups later-firsts' offset-5 and -6 positions), so
 they are made only where it does not: without kicks some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms),
 under NRS with 180 turns up to ~4 s (a mean 25, 150, 192 and 219 ms; its held six-dealt table is made part way:
-59,056 of 123,480 positions, the piece in play an I, J or L and for some an O, in 1.8 hours on 2 cores).
+106,336 of 123,480 positions, the piece in play an I, J, L, O, S or T and for some a Z, in 3.8 hours on 2 cores).
 
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
