@@ -53,6 +53,15 @@ def no_plain_srs_boundary_table(monkeypatch) -> None:
 
 
 @pytest.fixture
+def no_wider_bound(monkeypatch) -> None:
+    """No wider rules' table bounds a search (ai.pc.opening.wider_rules finds none), for tests of a long search: where
+    such a table holds the position, its count ends the search as soon as a placement reaches it."""
+    from ai.pc import opening
+
+    monkeypatch.setattr(opening, "wider_rules", lambda rules: None)
+
+
+@pytest.fixture
 def own_kick_file(tmp_path):
     """A player's own kick-table file: SRS's, with the last two kicks of the JLSTZ pieces' 0->R turn left out (no
     table is made for it; its placements are within SRS's)."""

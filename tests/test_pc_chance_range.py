@@ -30,11 +30,10 @@ BAG_LEFT = (Piece.L, Piece.Z)
 
 
 @pytest.fixture(autouse=True)
-def _long_searches(monkeypatch):
+def _long_searches(no_wider_bound):
     """These tests are of long searches (the bounds told while one runs, the panel meanwhile). NRS with 180's
     six-dealt table holds the NRS position (83 of 84, as here): its count would bound the search, which would end
     as soon as a placement reaches it (~10 ms, no range shown). So no wider rules' table bounds a search here."""
-    monkeypatch.setattr(opening, "wider_rules", lambda rules: None)
 
 
 def _chance(**kwargs):

@@ -55,12 +55,9 @@ def test_the_worker_chance_is_the_exact_one_and_asks_for_newer_questions_all_alo
         assert asked.calls > 0
 
 
-def test_a_newer_question_ends_the_chance_with_no_answer(monkeypatch) -> None:
-    """At a position searched for hundreds of steps, a newer question at the 1st, 5th or 40th look ends it."""
-    import ai.pc.opening
-
-    # unbounded by SRS with 180's table (ai.pc.opening.wider_rules), which ends this search within a few steps
-    monkeypatch.setattr(ai.pc.opening, "wider_rules", lambda rules: None)
+def test_a_newer_question_ends_the_chance_with_no_answer(no_wider_bound) -> None:
+    """At a position searched for hundreds of steps, a newer question at the 1st, 5th or 40th look ends it
+    (unbounded by SRS with 180's table, which ends this search within a few steps)."""
     (pos,) = _positions(2, {(3, 1)})
     for stop_at in (1, 5, 40):
         asked = _Asked(stop_at)
