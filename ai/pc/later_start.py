@@ -53,8 +53,8 @@ positions of 42 futures, the next bag's last three in order and one of the bag a
 or none (the 5th and 3rd PC of one who does not: 35,280 positions of 252 futures, 17,640 of 420). Under the default
 rules the search answers these within ~60 ms (bench/pc.py --groups later-firsts' offset-5 and -6 positions), so
 they are made only where it does not: without kicks some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms),
-under NRS with 180 turns up to ~4 s (a mean 25, 150, 192 and 219 ms; its held six-dealt table is made part way:
-106,336 of 123,480 positions, the piece in play an I, J, L, O, S or T and for some a Z, in 3.8 hours on 2 cores).
+under NRS with 180 turns up to ~4 s (a mean 25, 150, 192 and 219 ms; its held six-dealt table, all 123,480
+positions, took ~4.7 hours on 2 cores over three sessions).
 
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
