@@ -29,11 +29,10 @@ SHOWN = (Piece.S, Piece.O, Piece.I, Piece.T, Piece.J, Piece.S)
 BAG_LEFT = (Piece.L, Piece.Z)
 
 
-@pytest.fixture(autouse=True)
-def _long_searches(no_wider_bound):
-    """These tests are of long searches (the bounds told while one runs, the panel meanwhile). NRS with 180's
-    six-dealt table holds the NRS position (83 of 84, as here): its count would bound the search, which would end
-    as soon as a placement reaches it (~10 ms, no range shown). So no wider rules' table bounds a search here."""
+# These tests are of long searches (the bounds told while one runs, the panel meanwhile). NRS with 180's six-dealt
+# table holds the NRS position (83 of 84, as here): its count would bound the search, which would end as soon as a
+# placement reaches it (~10 ms, no range shown). So no wider rules' table bounds a search here.
+pytestmark = pytest.mark.usefixtures("no_wider_bound")
 
 
 def _chance(**kwargs):
