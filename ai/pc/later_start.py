@@ -78,6 +78,7 @@ from pathlib import Path
 from ai.pc.opening import (
     FUTURES,
     LINES,
+    PIECE_NAMED,
     RULES,
     Answer,
     answer_text,
@@ -213,14 +214,13 @@ def _held_text(held: Piece | None) -> str:
 
 def parse_line(line: str, futures: int = FUTURES) -> tuple[Key, Entry]:
     held, shown, *fields = line.split()
-    first = parse_answer(*fields[:3])
-    if first is None or len(fields) != 6:
+    if len(fields) != 6:
         raise ValueError(f"later-start table line without its answers: {line!r}")
-    pressed = parse_answer(*fields[3:6])
-    if futures != FUTURES:
-        first = replace(first, futures=futures)
-        pressed = pressed and replace(pressed, futures=futures)
-    return (None if held == "-" else Piece[held], tuple(Piece[c] for c in shown)), (first, pressed)
+    first = parse_answer(*fields[:3], futures)
+    if first is None:
+        raise ValueError(f"later-start table line without its answers: {line!r}")
+    pressed = parse_answer(*fields[3:6], futures)
+    return (None if held == "-" else PIECE_NAMED[held], tuple(PIECE_NAMED[c] for c in shown)), (first, pressed)
 
 
 def mirrored_key(key: Key) -> Key:
