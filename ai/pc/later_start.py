@@ -216,10 +216,10 @@ def parse_line(line: str, futures: int = FUTURES) -> tuple[Key, Entry]:
     held, shown, *fields = line.split()
     if len(fields) != 6:
         raise ValueError(f"later-start table line without its answers: {line!r}")
-    first = parse_answer(*fields[:3], futures)
+    first = parse_answer(*fields[:3], futures=futures)
     if first is None:
         raise ValueError(f"later-start table line without its answers: {line!r}")
-    pressed = parse_answer(*fields[3:6], futures)
+    pressed = parse_answer(*fields[3:6], futures=futures)
     return (None if held == "-" else PIECE_NAMED[held], tuple(PIECE_NAMED[c] for c in shown)), (first, pressed)
 
 

@@ -161,7 +161,7 @@ def format_entry(entry: Entry) -> str:
 PIECE_NAMED = {piece.name: piece for piece in ALL_PIECES}
 
 
-def parse_answer(count: str, piece: str, mask: str, futures: int = FUTURES) -> Answer | None:
+def parse_answer(count: str, piece: str, mask: str, *, futures: int = FUTURES) -> Answer | None:
     return None if count == "-" else Answer(int(count), PIECE_NAMED[piece], int(mask, 16), futures)
 
 
