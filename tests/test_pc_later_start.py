@@ -215,12 +215,27 @@ def _position(
     return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, rules, 4)
 
 
+_SEARCHED: dict[tuple, float] = {}
+
+
+def _searched_chance(board, current, queue, hold, state, bag, rules, lines, hold_spent: bool = False) -> float:
+    """pc_chance's chance searched (no table), each position once in this module: the tests comparing a table's
+    entries with the search and the player tests reading the panel at those same positions ask for the same
+    searches (each up to seconds; ~2 minutes of this module's CPU time were such repeats)."""
+    bits = board if isinstance(board, int) else board.bits
+    key = (bits, current, tuple(queue), hold, tuple(state), id(bag), rules.cache_key(), lines, hold_spent)
+    if key not in _SEARCHED:
+        args = (board, current, list(queue), hold, state, bag, rules, lines)
+        _SEARCHED[key] = pc_chance(*args, hold_spent=hold_spent, table=False).chance
+    return _SEARCHED[key]
+
+
 def test_pc_chance_answers_from_the_table_as_the_search_does(table):
     for key in (_hardest(table, True), _hardest(table, False)):
         for spent in (False, True):
             looked_up = pc_chance(*_position(key, spent), hold_spent=spent)
-            searched = pc_chance(*_position(key, spent), hold_spent=spent, table=False)
-            assert looked_up.chance == searched.chance and not looked_up.approximate, (key, spent)
+            searched = _searched_chance(*_position(key, spent), hold_spent=spent)
+            assert looked_up.chance == searched and not looked_up.approximate, (key, spent)
             first, pressed = table[key]
             assert round(looked_up.chance * opening.FUTURES) == (pressed or first if spent else first).count
             best = looked_up.best_placement
@@ -281,7 +296,7 @@ def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(name, ki
         first, pressed = table[key]
         for spent in (False, True):
             looked_up = pc_chance(*_position(key, spent, kind, rules), hold_spent=spent)
-            searched_chance = pc_chance(*_position(key, spent, kind, rules), hold_spent=spent, table=False).chance
+            searched_chance = _searched_chance(*_position(key, spent, kind, rules), hold_spent=spent)
             assert looked_up.chance == searched_chance and not looked_up.approximate, (key, spent)
             assert looked_up.futures == kind.futures
             assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
@@ -405,8 +420,8 @@ def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(nam
         assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
     _, shown = hardest
     position = _position(hardest, False, kind, rules)
-    looked_up, searched_result = pc_chance(*position), pc_chance(*position, table=False)
-    assert looked_up.chance == searched_result.chance and not looked_up.approximate
+    looked_up = pc_chance(*position)
+    assert looked_up.chance == _searched_chance(*position) and not looked_up.approximate
     assert looked_up.futures == kind.futures and round(looked_up.chance * kind.futures) == table[hardest][0].count
     best = looked_up.best_placement
     assert best is not None and best.hold == (best.piece != shown[0]) and best.piece == table[hardest][0].piece
@@ -557,7 +572,7 @@ class _Practice:
 
         s = snapshot_of(self.game)
         args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
-        return pc_chance(*args, hold_spent=s.hold_used, table=False).chance
+        return _searched_chance(*args, hold_spent=s.hold_used)
 
     def press(self, button, done) -> None:
         from tests.players import run_until
