@@ -341,8 +341,11 @@ def test_hold_pressed_at_a_boundary_position_is_answered_from_the_tables(searche
     table = seconds.load_table(family.path("srs-180"), RULES, family)
     pressed_table = seconds.load_table(pressed_family.path("srs-180"), RULES, pressed_family)
     made = {key[:3] for key in pressed_table}
-    by_group = sorted(_by_group(table).items())
-    groups = random.Random(3).sample(by_group, 40) + random.Random(3).sample([g for g in by_group if g[0] in made], 5)
+    held_groups = sorted(table.groups_held())  # (only the groups sampled read whole: 8.8 -> 5.2 s)
+    sampled = random.Random(3).sample(held_groups, 40) + random.Random(3).sample(
+        [g for g in held_groups if g in made], 5
+    )
+    groups = [(group, table.answers(group)) for group in sampled]
     held_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == g[0] != o[0] and 0 < a.count]
     in_play_best = [(*g, o) for g, row in groups for o, a in row.items() if a.piece == o[0] != g[0] and 0 < a.count]
     in_made = [key for key in in_play_best if key[:3] in made]
