@@ -410,7 +410,7 @@ class Table(Mapping[Key, Answer]):
         self._text, self._start = text, start
         self._dropped: set[bytes] = set()  # the text of groups found damaged
         # each answer made once (an Answer is frozen): a table's ~1.5 million entries hold ~17,000 distinct ones, and
-        # making an Answer costs ~20 times a dict lookup (a boundary table's every answer: ~7 -> ~2 s)
+        # making an Answer costs ~20 times a dict lookup (a boundary table's every answer: ~6 -> ~2.4 s)
         self._answers: dict[int, Answer] = {}
         body = len(text) - start
         self._size = text.count(b"\n", start) + (body > 0 and not text.endswith(b"\n"))  # one entry a line
