@@ -41,20 +41,23 @@ but about one in a thousand takes over 200 ms (22 of 24 kept, every other placem
 A seventh (`bag-start`, `dealt` 7: the bag before dealt whole): the piece in play is a bag's first and the five
 previews its next five (its seventh is the piece left in it), any piece held (the 3rd PC of a player who keeps a
 piece in hold, and every 7th after it): 5,040 orders of the six and 7 held pieces, 35,280 positions of 210 futures
-(the seventh, then the next bag's first three). Searched under the default rules they take ~25 ms, at most ~65 ms
-(bench/pc.py --groups later-firsts' offset-0 positions), so no table is made for them there; under NRS with 180
-turns ~0.2 s, one in five over 200 ms and up to ~2 s, and without kicks up to ~0.5 s, so NRS's and no kicks' are
-made.
+(the seventh, then the next bag's first three). Searched under the default rules they take ~25 ms, at most ~140 ms
+(bench/pc.py --groups later-firsts' offset-0 positions; 300 random ones), so no table is made for them there;
+under NRS with 180 turns ~0.2 s, one in five over 200 ms and up to ~2 s, and without kicks up to ~0.5 s, so NRS's
+and no kicks' are made.
 
 Four more (`five-dealt`, `six-dealt`, and with hold empty `five-dealt-empty`, `six-dealt-empty`): five or six of
 the bag dealt before the piece in play, which with the next one or none is the bag's rest, the other previews the
 next bag's first four or five; a piece held (the 7th and 5th PC of a player who keeps one: 7 * 42 * 840 = 246,960
 positions of 42 futures, the next bag's last three in order and one of the bag after; 7 * 7 * 2,520 = 123,480 of 84)
 or none (the 5th and 3rd PC of one who does not: 35,280 positions of 252 futures, 17,640 of 420). Under the default
-rules the search answers these within ~60 ms (bench/pc.py --groups later-firsts' offset-5 and -6 positions), so
-they are made only where it does not: without kicks some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms),
-under NRS with 180 turns up to ~4 s (a mean 25, 150, 192 and 219 ms; its held six-dealt table, all 123,480
-positions, took ~4.7 hours on 2 cores over three sessions).
+rules the search answers the first three within ~90 ms (300 random positions of each, a table generator on both
+cores), so they are made only where it does not; six-dealt-empty positions took up to ~240 ms (p99 ~115-170 ms)
+under each SRS and SRS+ rule set, so every built-in rule set has that table (the wider rules' count bounded plain
+SRS and SRS+ without 180, which took as long: a placement must still win every future one by one). Without kicks
+some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms), under NRS with 180 turns up to ~4 s (a mean 25,
+150, 192 and 219 ms; its held six-dealt table, all 123,480 positions, took ~4.7 hours on 2 cores over three
+sessions).
 
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
