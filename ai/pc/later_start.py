@@ -28,7 +28,8 @@ the positions of a player who does not keep a piece (the 6th and 4th PC: ten pie
 be the next piece's (hold pressed, the piece in play held); they have no answer with hold pressed, which shows a new
 piece: another position (after a bag's last six, the two-dealt table's with hold spent). Searched, one in ten to
 twenty takes over 200 ms (up to ~0.4 s); under NRS with 180 turns the two-dealt-empty positions take a mean ~185 ms,
-up to ~1.7 s, so NRS has that table too.
+up to ~1.7 s, and without kicks (bounded by SRS with 180's) one in three over 200 ms, up to ~3.7 s: every built-in
+rule set has both tables.
 
 A fifth (`three-dealt`): three of the bag dealt before the piece in play, which with the next three previews is
 the bag's last four, the last two previews the next bag's first two, any piece held: 840 orders of the four, 42 of
