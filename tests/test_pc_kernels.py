@@ -74,3 +74,28 @@ def test_a_changed_source_empties_the_cache_of_every_kernel_of_the_module(module
             stamp.unlink(missing_ok=True)
         else:
             stamp.write_text(kept, encoding="utf-8")
+
+
+def test_a_kernel_is_compiled_once_though_kernels_call_it_with_constants():
+    """A kernel calling another with a constant argument (`_open(0, ...)`, `put(..., VBITS, 1)`) must not make
+    numba compile the callee for that constant's literal type beside its int64 version: each such version is
+    compiled again on a cold cache (the first start of the app, a fresh checkout's tests). After a live chance
+    searched and a single queue solved, every kernel has one compiled version."""
+    from ai.pc import opening
+    from ai.pc.api import solve
+    from ai.pc.chance import pc_chance
+    from game.pieces import Piece
+    from game.randomizer import make_randomizer
+
+    rules = opening.RULES["srs-180"]
+    queue = [Piece.J, Piece.S, Piece.Z, Piece.I, Piece.O]
+    searched = pc_chance(0, Piece.L, queue, None, (Piece.T,), make_randomizer("7bag", 0), rules, 4, table=False)
+    assert searched.chance == 1 and not searched.approximate
+    assert solve(0, (Piece.L, *queue, Piece.T, Piece.L, Piece.O, Piece.I), rules=rules, lines=4).solvable
+    twice = {
+        (module_name, name): dispatcher.signatures
+        for module_name in MODULES
+        for name, dispatcher in _compiled(module_name)
+        if len(dispatcher.signatures) > 1
+    }
+    assert not twice

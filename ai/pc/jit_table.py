@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 MISSING = -1
 
@@ -22,7 +22,18 @@ def kernel(function):
     arrays updates an atomic reference count per array on the way in and out: perf put a third of a live-chance
     search in those updates, and bench/pc.py's chance searches run about 1.8x faster without them. A kernel may
     only call kernels: NRT code releases references its caller did not take here (tests/test_pc_kernels.py)."""
-    return njit(cache=True, nogil=True, _nrt=False)(function)
+    dispatcher = njit(cache=True, nogil=True, _nrt=False)(function)
+    typed_as_given = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        """Typed for int64 where a kernel passes a constant (`_open(0, ...)`, `state_test(..., TILING_BUDGET,
+        ...)`): numba would compile the callee again for that constant's literal type, beside the int64 version
+        its other calls use. Fifteen kernels were compiled twice so, and the first live chance on a cold cache
+        took 41 s of CPU to compile, 27 s without them (tests/test_pc_kernels.py)."""
+        return typed_as_given(tuple(map(types.unliteral, args)), {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
 
 
 # The compiled PC kernels keep scratch arrays and tables per process and release the GIL: one thread at a time
