@@ -103,10 +103,9 @@ def test_the_default_rules_tables_are_shipped():
 # holds; no kicks' later-start table was made so over four sessions): their lines are checked as the others', the
 # positions they lack are searched (bounded by the wider rules' table, where there is one: NRS has none). Once whole,
 # a table leaves this set (the tests below fail until it does). No kicks' two-dealt table is part made: 18,624 of
-# 123,480 positions after two sessions (the earliest in the kind's order, with their mirror images). Plain SRS's
-# three-dealt one: 80,912 of 246,960 after one (an I or a J in play, some with an L). NRS's held six-dealt one was
-# made so over three sessions and is whole.
-PART_MADE: set[tuple[str, str]] = {("none-180", "two-dealt"), ("srs", "three-dealt")}
+# 123,480 positions after two sessions (the earliest in the kind's order, with their mirror images). NRS's held
+# six-dealt table and plain SRS's three-dealt one were made so over three sessions and two, and are whole.
+PART_MADE: set[tuple[str, str]] = {("none-180", "two-dealt")}
 
 
 @cache
@@ -521,8 +520,9 @@ def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_m
         if not whole and wider is not None and later_start.path(opening.table_name(wider), kind).exists():
             expected.append((opening.table_name(wider), kind))  # (bounding the positions its own lacks)
     assert sorted(read, key=str) == sorted(expected, key=str)
-    if rules == opening.RULES["srs"]:  # plain SRS: its own later-start table, SRS with 180's three-dealt one
-        assert ("srs", later_start.LATER_START) in read and ("srs-180", later_start.THREE_DEALT) in read
+    if rules == opening.RULES["srs"]:  # plain SRS: its own three-dealt table (whole), SRS with 180's four-dealt one
+        assert ("srs", later_start.THREE_DEALT) in read and ("srs-180", later_start.FOUR_DEALT) in read
+        assert ("srs-180", later_start.THREE_DEALT) not in read
 
 
 @pytest.fixture
