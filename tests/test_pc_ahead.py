@@ -438,3 +438,31 @@ def test_no_planned_search_runs_while_the_kernels_warm_up(monkeypatch):
     ai.service.think_ahead(lambda: False)
     assert pc_service.AHEAD.planned() == planned[1:]  # the first planned question answered
     assert pc_service.AHEAD.kept(planned[0]) is not None
+
+
+def test_a_planned_search_is_not_cut_at_the_windows_budget(monkeypatch):
+    """The window gives its question 150 ms; a planned one runs in idle time (a request interrupts it) and an
+    answer cut short is not kept, so its search gets PLANNED_BUDGET_MS (a loaded machine can overrun 150 ms)."""
+    from ai.pc.loop import PREVIEWS, bag_state, bag_stream
+    from ai.pc_ahead import PLANNED_BUDGET_MS
+    from ai.protocol import Snapshot
+
+    monkeypatch.setattr(pc_service, "AHEAD", ThinkingAhead())
+    stream = bag_stream(3, 2)
+    snapshot = Snapshot(Board.empty(), stream[0], tuple(stream[1:6]), None, False, 0, 0, Rules.named("srs"), "7bag", ())
+    request = PcRequest(1, replace(snapshot, randomizer_state=bag_state(stream, 1 + PREVIEWS)))
+    assert request.budget_ms == 150.0
+    pc_service.solve_for_hint(request, lambda: False, [].append)
+    planned = pc_service.AHEAD.planned()
+    budgets: list[float] = []
+    real = pc_service.solve_position
+
+    def recording(*args, budget_ms, **kwargs):
+        budgets.append(budget_ms)
+        return real(*args, budget_ms=budget_ms, **kwargs)
+
+    monkeypatch.setattr(pc_service, "solve_position", recording)
+    assert planned and all(ahead.budget_ms == PLANNED_BUDGET_MS for ahead in planned)
+    pc_service.think_ahead(lambda: False)
+    assert budgets and min(budgets) > 1_000  # (less the time spent, as the window's question)
+    assert pc_service.AHEAD.kept(planned[0]) is not None
