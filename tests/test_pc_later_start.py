@@ -72,10 +72,14 @@ def _load(name: str, kind: later_start.Kind) -> dict:
 
 
 @cache
+def _kind_keys(kind: later_start.Kind) -> tuple:
+    """The kind's positions in its order, listed once for its tables under every rule set: listing a big kind takes
+    up to ~1.2 s, which each table's bisection test paid (those tests: 132 -> 57 s on one core)."""
+    return tuple(kind.keys())
+
+
 def _first_keys(kind: later_start.Kind, count: int = 50) -> tuple:
-    """The kind's first positions, listed once: listing every kind's keys takes ~1.2 s, which each table's
-    bisection test paid (those tests: 132 -> 57 s on one core)."""
-    return tuple(kind.keys()[:count])
+    return _kind_keys(kind)[:count]
 
 
 def _shipped(kinds: tuple) -> list:
@@ -84,7 +88,7 @@ def _shipped(kinds: tuple) -> list:
 
 
 # kinds whose positions the default rules search within ~140 ms: their tables are made only under rules slower there
-# (six-dealt-empty took up to ~200 ms, so the default rules have that table)
+# (six-dealt-empty took up to ~240 ms, so the default rules have that table)
 SLOW_RULES_ONLY = {
     later_start.BAG_START,
     later_start.FIVE_DEALT,
@@ -110,8 +114,7 @@ PART_MADE: set[tuple[str, str]] = {("none-180", "two-dealt")}
 
 @cache
 def _every_key(kind: later_start.Kind) -> frozenset:
-    """The kind's positions, listed once for its tables under every rule set (up to ~1 s a kind)."""
-    return frozenset(kind.keys())
+    return frozenset(_kind_keys(kind))
 
 
 def _assert_whole(name: str, kind: later_start.Kind, table: dict) -> None:
@@ -341,7 +344,7 @@ def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name,
     kind's order searched and the later written reflected: of the pair that keeps the fewest futures the reflected
     line is the other's reflected, and both have the search's counts."""
     table, rules = _load(name, kind), opening.RULES[name]
-    order = {key: i for i, key in enumerate(kind.keys())}
+    order = {key: i for i, key in enumerate(_kind_keys(kind))}
     key = min(table, key=lambda k: (sum(later_start.counts(table[k])), k))
     searched, reflected = sorted((key, later_start.mirrored_key(key)), key=order.__getitem__)
     assert table[reflected] == later_start.mirrored_entry(table[searched])
