@@ -19,6 +19,10 @@ Ctrl+C or `kill PID` stops it with the positions done written. Placements tying 
 runs; the counts may not. Under rules whose placements reflect left to right (game.rules.Rules.mirror_symmetric: no
 kicks, SRS+ without 180 turns) a position's mirror image (J and L, S and Z swapped) has the same count and the
 reflected placements, so one of each pair is searched and the other written reflected.
+
+The two-, three- and four-dealt kinds are made a group at a time (ai.pc.later_start.solve_group: the positions with
+the same piece held and the same pieces left in the bag share one trie and one memo): the same counts, 5-9 times
+sooner under NRS with 180 turns. `--one-by-one` searches each position alone, as the other kinds are.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import argparse
 import random
 import sys
 import time
+from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -49,6 +54,61 @@ def _compute(job: tuple) -> str:
     return f"{line}\t# {1000 * (time.thread_time() - started):.0f} ms"
 
 
+def _solve_group(job: tuple) -> tuple[list[str], float]:
+    group, name, kind = job
+    started = time.process_time()
+    entries = later_start.solve_group(group, opening.RULES[name], _kind(kind))
+    return [later_start.format_line(key, entry) for key, entry in entries.items()], time.process_time() - started
+
+
+def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict, lines: dict) -> int:
+    """The positions not in the table, a group at a time (later_start.solve_group: the same counts, a fifth of the
+    time or less); a group the table has in part is made whole again."""
+    mirror = rules.mirror_symmetric
+    todo, seen = [], set()
+    for group in later_start.groups(kind):
+        if mirror and later_start.mirrored_group(group) in seen:
+            continue
+        seen.add(group)
+        todo.append(group)
+    have = Counter(later_start.group_of(key, kind) for key in table)
+    size = kind.size // len(later_start.groups(kind))
+    todo = [
+        group
+        for group in todo
+        if have.get(group, 0) < size or (mirror and have.get(later_start.mirrored_group(group), 0) < size)
+    ]
+    print(f"{len(todo)} groups of {size} positions to search" + (" (and their mirror images)" if mirror else ""))
+    started = time.perf_counter()
+    stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the groups finished are saved, then the workers stopped
+    with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=20) as pool:
+        jobs = [(group, args.rules, kind.name) for group in todo]
+        unsaved = 0
+        try:
+            for i, (made, cpu) in enumerate(pool.imap_unordered(_solve_group, jobs)):
+                for line in made:
+                    key, entry = later_start.parse_line(line, kind.futures)
+                    lines[key] = line
+                    if mirror:
+                        mirrored = later_start.mirrored_key(key)
+                        lines[mirrored] = later_start.format_line(mirrored, later_start.mirrored_entry(entry))
+                print(
+                    f"{i + 1}/{len(todo)} groups {time.perf_counter() - started:.0f} s  (this one {cpu:.0f} CPU s)",
+                    flush=True,
+                )
+                unsaved += len(made)
+                if unsaved >= args.save_every:
+                    later_start.write_table(out, rules, list(lines.values()), kind)
+                    unsaved = 0
+        except KeyboardInterrupt:
+            later_start.write_table(out, rules, list(lines.values()), kind)
+            print(f"stopped: {len(lines)} positions in {out}; --update goes on", file=sys.stderr)
+            return 130
+    later_start.write_table(out, rules, list(lines.values()), kind)
+    print(f"wrote {out} ({len(lines)} positions) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -58,6 +118,9 @@ def main() -> int:
     parser.add_argument("--update", action="store_true", help="keep the positions the table has, search the rest")
     parser.add_argument("--check", type=int, metavar="N", help="recompute N random entries and compare")
     parser.add_argument("--save-every", type=int, default=500, metavar="N", help="write the table every N positions")
+    parser.add_argument(
+        "--one-by-one", action="store_true", help="search each position alone, not a group at a time (the same counts)"
+    )
     args = parser.parse_args()
     rules = opening.RULES[args.rules]
     kind = _kind(args.kind)
@@ -72,6 +135,8 @@ def main() -> int:
         print("all equal" if not wrong else f"{wrong} differ")
         return 1 if wrong else 0
     lines = {key: later_start.format_line(key, entry) for key, entry in table.items()}
+    if later_start.grouped(kind) and not args.one_by_one:
+        return _make_in_groups(args, rules, kind, out, table, lines)
     todo = [key for key in kind.keys() if key not in table]
     mirror = rules.mirror_symmetric  # a position's answer reflected is its mirror image's: search one of each pair
     if mirror:

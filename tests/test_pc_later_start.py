@@ -366,6 +366,43 @@ def test_the_wider_rules_bound_on_the_tables_making_changes_no_count():
         assert later_start.counts(bounded) == later_start.counts(unbounded) == later_start.counts(table[key])
 
 
+def _group_keys(group: later_start.GroupKey, kind: later_start.Kind) -> set:
+    return {key for key in _kind_keys(kind) if later_start.group_of(key, kind) == group}
+
+
+def test_a_group_made_at_once_has_the_counts_of_the_table_made_one_position_at_a_time():
+    """later_start.solve_group (the generator's way for the two- to four-dealt kinds) against an independent making:
+    the shipped four-dealt table of the default rules, whose positions were searched one by one, for every position
+    of a group, each with a pressed answer there."""
+    kind = later_start.FOUR_DEALT
+    table = _load("srs-180", kind)
+    group = (Piece.J, (Piece.L, Piece.O, Piece.S))
+    made = later_start.solve_group(group, RULES, kind)
+    assert set(made) == _group_keys(group, kind) and len(made) == 1260
+    assert all(table[key][1] is not None for key in made)  # (the table's placements: the piece in play's)
+    assert all(later_start.counts(made[key]) == later_start.counts(table[key]) for key in made)
+    for key, (first, pressed) in made.items():  # no second answer where pressing hold changes nothing
+        assert pressed is None if first.piece == key[0] or not first.count else pressed.piece == key[0]
+
+
+def test_a_group_made_at_once_under_rules_bounded_by_wider_ones_has_the_searchs_counts():
+    """No kicks, bounded by SRS with 180's table, as `compute` is: a group's sampled entries, a pressed answer among
+    them, are the search's one by one; and the groups cover every position of the kind, once."""
+    kind, rules = later_start.FOUR_DEALT, opening.RULES["none-180"]
+    group = (Piece.J, (Piece.L, Piece.O, Piece.S))
+    made = later_start.solve_group(group, rules, kind)
+    sampled = random.Random(59).sample(sorted(made), 3)
+    assert any(made[key][1] is not None for key in sampled)
+    for key in sampled:
+        assert later_start.counts(made[key]) == later_start.counts(later_start.compute(key, rules, kind))
+    groups = later_start.groups(kind)
+    assert len(set(groups)) == len(groups) == 7 * 35
+    assert {later_start.group_of(key, kind) for key in _kind_keys(kind)} == set(groups)
+    assert all(later_start.mirrored_group(later_start.mirrored_group(g)) == g for g in groups)
+    with pytest.raises(ValueError, match="not made in groups"):
+        later_start.solve_group((Piece.J, ()), rules, later_start.LATER_START)
+
+
 @pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))
 def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
     """The worker keeps a table's lines as bytes and finds a key by bisection (later_start.Lines). Bisection finds

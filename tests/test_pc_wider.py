@@ -239,8 +239,8 @@ def test_the_generator_bounded_by_the_180_table_gives_the_unbounded_counts():
     futures = list(itertools.permutations(ALL_PIECES, 3))
     trie = Trie([order + future for order in chosen for future in futures])
     args = (SRS, Piece.I, group[2], trie, Piece.L, trie.root, 0, seconds.BOUNDARY.futures)
-    bounded = seconds._best_per_order(*args, bounds={order: bounds[order] for order in chosen})
-    plain = seconds._best_per_order(*args)
+    bounded = seconds.best_per_order(*args, bounds={order: bounds[order] for order in chosen})
+    plain = seconds.best_per_order(*args)
     assert {order: answer.count for order, answer in bounded.items()} == {o: a.count for o, a in plain.items()}
     assert any(bounded[order].count < bounds[order].count for order in chosen)
     assert any(bounded[order].count == bounds[order].count < seconds.BOUNDARY.futures for order in chosen)
@@ -259,8 +259,8 @@ def test_the_second_position_generator_bounded_by_srsplus_180_gives_the_unbounde
     chosen = [tuple(Piece[name] for name in text) for text in texts]
     trie = Trie([order + future for order in chosen for future in itertools.permutations(ALL_PIECES, 4)])
     args = (SRSPLUS_90, Piece.L, group[1], trie, Piece.J, trie.root.children[Piece.J], 0, opening.FUTURES)
-    bounded = seconds._best_per_order(*args, bounds={order: bounds[order] for order in chosen})
-    plain = seconds._best_per_order(*args)
+    bounded = seconds.best_per_order(*args, bounds={order: bounds[order] for order in chosen})
+    plain = seconds.best_per_order(*args)
     assert {order: answer.count for order, answer in bounded.items()} == {o: a.count for o, a in plain.items()}
     assert any(bounded[order].count < bounds[order].count for order in chosen)
     assert any(bounded[order].count == bounds[order].count < opening.FUTURES for order in chosen)

@@ -21,7 +21,7 @@ that answer stands (ai.pc.opening.lookup), as it does where the piece in play is
 others, where its best was the piece in play's (a quarter of the entries under the default rules: 371,641 in 1,015
 groups), are this table's, keyed by the position before the press.
 
-`_best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
+`best_per_order` answers all the positions of a group at once: one trie over all their futures (orders with the
 same pieces left share their nodes), one memo, and per order the search's own rule: best first by upper bound, a
 placement refined by deciding the futures the order's other placements lost first, until the best is decided and no
 other can beat it. Sharing makes a position cost ~0.1 s of search instead of ~0.5 s (3.1 CPU hours for the 116,640
@@ -197,7 +197,7 @@ def solve_first(
     rules: Rules, piece: Piece, mask: Bitboard, bounds: Mapping[tuple[Piece, ...], Answer] | None = None
 ) -> dict[tuple[Piece, ...], Answer]:
     """The exact chance at the second position after `piece` on `mask`, for every order of the other six pieces
-    of the bag (see the module docstring). `bounds`: an upper bound on an order's count (see _best_per_order)."""
+    of the bag (see the module docstring). `bounds`: an upper bound on an order's count (see best_per_order)."""
     from ai.pc.percent import Trie
 
     rest = [p for p in ALL_PIECES if p != piece]
@@ -205,7 +205,7 @@ def solve_first(
     trie = Trie([order + future for order in itertools.permutations(rest) for future in futures])
     out: dict[tuple[Piece, ...], Answer] = {}
     for a, node in trie.root.children.items():  # hold empty: the piece in play is the buffer piece (ai.pc.search)
-        out.update(_best_per_order(rules, piece, mask, trie, a, node, trie.root.offsets[a], FUTURES, bounds=bounds))
+        out.update(best_per_order(rules, piece, mask, trie, a, node, trie.root.offsets[a], FUTURES, bounds=bounds))
     return out
 
 
@@ -225,7 +225,7 @@ def solve_held(
         for future in itertools.permutations([p for p in ALL_PIECES if p != next_first], 3)
     ]
     trie = Trie(sequences)
-    return _best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures, hold_spent)
+    return best_per_order(rules, piece, mask, trie, held, trie.root, 0, HELD.futures, hold_spent)
 
 
 def solve_boundary(
@@ -240,7 +240,7 @@ def solve_boundary(
     whole: its first piece placed (the six others shown, `held` from the bag before) or held (`piece` was the held
     one: the bag less `held` shown), for every order of the six shown (720 positions, 1,440 when both can be), each
     over the 210 orders of the next bag's first three pieces. `bounds`: an upper bound on an order's count (see
-    _best_per_order). `pressed`: hold pressed there (BOUNDARY_HOLDING), for the orders `bounds` names only (see
+    best_per_order). `pressed`: hold pressed there (BOUNDARY_HOLDING), for the orders `bounds` names only (see
     Family.bounds)."""
     from ai.pc.percent import Trie
 
@@ -249,14 +249,22 @@ def solve_boundary(
     if not orders:
         return {}
     trie = Trie([order + future for order in orders for future in futures])
-    return _best_per_order(
+    return best_per_order(
         rules, piece, mask, trie, held, trie.root, 0, BOUNDARY.futures, bounds=bounds, swapped=pressed
     )
 
 
-def _best_per_order(
+def _after(gen, piece: Piece | None, mask: Bitboard) -> tuple[Bitboard, int]:
+    """The field and its rows after `piece` on `mask` (None: the empty field)."""
+    if piece is None:
+        return 0, LINES
+    (first,) = [child for child in gen.children(0, LINES, piece) if child.mask == mask]
+    return first.field, first.h
+
+
+def best_per_order(
     rules: Rules,
-    piece: Piece,
+    piece: Piece | None,
     mask: Bitboard,
     trie,
     held: Piece,
@@ -268,18 +276,20 @@ def _best_per_order(
     swapped: bool = False,
 ) -> dict[tuple[Piece, ...], Answer]:
     """The best next placement's count for every position below `node` of `trie` (leaves from `base` in the root's
-    numbering), `held` the buffer piece: a position is an order of the six pieces shown, its futures the next
-    `block` leaves (`hold_spent`: the next placement is the piece in play's; `swapped` too: hold was pressed with
-    `held` in hold, so `held` is in play and the first piece shown is kept). Per position the live chance's own
-    rule (best first by upper bound, a placement refined by first deciding the futures the position's other
-    placements lost), for all positions at once: one memo, and one trie search per placement and round for every
-    position that wants that placement refined. `bounds`: per position, an answer whose count bounds its own from
-    above (wider rules'): its placement is tried first, and a placement winning that many futures is the best."""
+    numbering) after `piece` on `mask` (None: on the empty field, a later PC's first positions, as
+    ai.pc.later_start.solve_group asks), `held` the buffer piece: a position is an order of the six pieces shown,
+    its futures the next `block` leaves (`hold_spent`: the next placement is the piece in play's; `swapped` too:
+    hold was pressed with `held` in hold, so `held` is in play and the first piece shown is kept). Per position the
+    live chance's own rule (best first by upper bound, a placement refined by first deciding the futures the
+    position's other placements lost), for all positions at once: one memo, and one trie search per placement and
+    round for every position that wants that placement refined. `bounds`: per position, an answer whose count
+    bounds its own from above (wider rules'): its placement is tried first, and a placement winning that many
+    futures is the best."""
     from ai.pc.percent import TrieSearch
     from ai.pc.search import searcher_for
 
     gen = searcher_for(rules, True).gen
-    (first,) = [child for child in gen.children(0, LINES, piece) if child.mask == mask]
+    field, h = _after(gen, piece, mask)
     search = TrieSearch(gen, True)
     full = (1 << block) - 1
     out: dict[tuple[Piece, ...], Answer] = {}
@@ -288,9 +298,7 @@ def _best_per_order(
         orders = [trie.sequences[start + block * i][:6] for i in range(sub.leaves.bit_count() // block)]
         # the next placement: the buffer piece (c comes next and is kept) or, hold pressed, c (the buffer is kept)
         pairs = ((held, c),) if swapped else ((c, held),) if hold_spent else ((held, c), (c, held))
-        options = [
-            (placed, keep, child) for placed, keep in pairs for child in gen.children(first.field, first.h, placed)
-        ]
+        options = [(placed, keep, child) for placed, keep in pairs for child in gen.children(field, h, placed)]
         won = [0] * len(options)
         lost = [0] * len(options)
         for o, (_, keep, child) in enumerate(options):
