@@ -21,8 +21,8 @@ kicks, SRS+ without 180 turns) a position's mirror image (J and L, S and Z swapp
 reflected placements, so one of each pair is searched and the other written reflected.
 
 The two-, three- and four-dealt kinds are made a group at a time (ai.pc.later_start.solve_group: the positions with
-the same piece held and the same pieces left in the bag share one trie and one memo): the same counts, 5-9 times
-sooner under NRS with 180 turns. `--one-by-one` searches each position alone, as the other kinds are.
+the same piece held and the same pieces left in the bag share one trie and one memo): the same counts, up to 5-9 times
+sooner under NRS with 180 turns where positions are slow (see solve_group). `--one-by-one` searches each position alone, as the other kinds are.
 """
 
 from __future__ import annotations
