@@ -21,8 +21,10 @@ kicks, SRS+ without 180 turns) a position's mirror image (J and L, S and Z swapp
 reflected placements, so one of each pair is searched and the other written reflected.
 
 The two-, three- and four-dealt kinds are made a group at a time (ai.pc.later_start.solve_group: the positions with
-the same piece held and the same pieces left in the bag share one trie and one memo): the same counts, up to 5-9 times
-sooner under NRS with 180 turns where positions are slow (see solve_group). `--one-by-one` searches each position alone, as the other kinds are.
+the same piece held and the same pieces left in the bag share one trie and one memo): the same counts, up to 5-9
+times sooner under NRS with 180 turns where positions are slow (see solve_group). A group the table has in part is
+searched whole, and its positions the table had keep their lines. `--one-by-one` searches each position alone, as
+the other kinds are.
 """
 
 from __future__ import annotations
@@ -86,12 +88,12 @@ def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict,
         unsaved = 0
         try:
             for i, (made, cpu) in enumerate(pool.imap_unordered(_solve_group, jobs)):
-                for line in made:
+                for line in made:  # (the positions the table had keep their lines: ties may name other placements)
                     key, entry = later_start.parse_line(line, kind.futures)
-                    lines[key] = line
+                    lines.setdefault(key, line)
                     if mirror:
                         mirrored = later_start.mirrored_key(key)
-                        lines[mirrored] = later_start.format_line(mirrored, later_start.mirrored_entry(entry))
+                        lines.setdefault(mirrored, later_start.format_line(mirrored, later_start.mirrored_entry(entry)))
                 print(
                     f"{i + 1}/{len(todo)} groups {time.perf_counter() - started:.0f} s  (this one {cpu:.0f} CPU s)",
                     flush=True,
