@@ -81,6 +81,7 @@ def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict,
         if have.get(group, 0) < size or (mirror and have.get(later_start.mirrored_group(group), 0) < size)
     ]
     print(f"{len(todo)} groups of {size} positions to search" + (" (and their mirror images)" if mirror else ""))
+    todo = todo[: args.limit]
     started = time.perf_counter()
     stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the groups finished are saved, then the workers stopped
     with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=20) as pool:
@@ -120,6 +121,7 @@ def main() -> int:
     parser.add_argument("--update", action="store_true", help="keep the positions the table has, search the rest")
     parser.add_argument("--check", type=int, metavar="N", help="recompute N random entries and compare")
     parser.add_argument("--save-every", type=int, default=500, metavar="N", help="write the table every N positions")
+    parser.add_argument("--limit", type=int, metavar="N", help="search at most N more groups (or positions)")
     parser.add_argument(
         "--one-by-one", action="store_true", help="search each position alone, not a group at a time (the same counts)"
     )
@@ -153,6 +155,7 @@ def main() -> int:
                 pairs.setdefault(frozenset((key, later_start.mirrored_key(key))), key)
         todo = list(pairs.values())
         print(f"{len(lines) - len(table)} positions reflected from the table's, {len(todo)} to search")
+    todo = todo[: args.limit]
     started = time.perf_counter()
     stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the positions finished are saved, then the workers stopped
     with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=500) as pool:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
@@ -401,6 +403,28 @@ def test_a_group_made_at_once_under_rules_bounded_by_wider_ones_has_the_searchs_
     assert all(later_start.mirrored_group(later_start.mirrored_group(g)) == g for g in groups)
     with pytest.raises(ValueError, match="not made in groups"):
         later_start.solve_group((Piece.J, ()), rules, later_start.LATER_START)
+
+
+def test_the_generator_makes_a_group_a_table_has_in_part_whole_and_keeps_the_lines_it_had(tmp_path):
+    """`make_later_start_table.py --update --limit 1` on a four-dealt table holding ten positions of its first group:
+    it searches that group, a group at a time, keeps the ten lines, and the counts it adds are those of the shipped
+    table, made one position at a time."""
+    kind = later_start.FOUR_DEALT
+    shipped = _load("srs-180", kind)
+    group = later_start.groups(kind)[0]
+    keys = sorted(_group_keys(group, kind))
+    kept = {key: shipped[key] for key in keys[:10]}
+    out = tmp_path / "four-dealt.txt.gz"
+    later_start.write_table(out, RULES, [later_start.format_line(key, entry) for key, entry in kept.items()], kind)
+    argv = ["--kind", kind.name, "--update", "--limit", "1", "--out", str(out), "--jobs", "1"]
+    script = Path(__file__).parents[1] / "scripts" / "make_later_start_table.py"
+    done = subprocess.run([sys.executable, str(script), *argv], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(later_start.groups(kind))} groups of 1260 positions to search" in done.stdout
+    made = later_start.load_table(out, RULES, kind)
+    assert sorted(made) == keys
+    assert all(made[key] == entry for key, entry in kept.items())
+    assert all(later_start.counts(made[key]) == later_start.counts(shipped[key]) for key in keys)
 
 
 @pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))
