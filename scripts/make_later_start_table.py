@@ -64,8 +64,8 @@ def _solve_group(job: tuple) -> tuple[list[str], float]:
 
 
 def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict, lines: dict) -> int:
-    """The positions not in the table, a group at a time (later_start.solve_group: the same counts, a fifth of the
-    time or less); a group the table has in part is made whole again."""
+    """The positions not in the table, a group at a time (later_start.solve_group: the same counts, in a fifth of the
+    time or less where positions are slow); a group the table has in part is searched whole, its lines kept."""
     mirror = rules.mirror_symmetric
     todo, seen = [], set()
     for group in later_start.groups(kind):
