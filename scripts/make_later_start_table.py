@@ -63,6 +63,14 @@ def _solve_group(job: tuple) -> tuple[list[str], float]:
     return [later_start.format_line(key, entry) for key, entry in entries.items()], time.process_time() - started
 
 
+def _group_worker() -> None:
+    """A pool worker making groups: the stopping rules, and a memo large enough for a group's shared states."""
+    from ai.pc import jit_trie
+
+    leave_stopping_to_the_main_process()
+    jit_trie.size_memo(*jit_trie.GENERATOR_MEMO)
+
+
 def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict, lines: dict) -> int:
     """The positions not in the table, a group at a time (later_start.solve_group: the same counts, in a fifth of the
     time or less where positions are slow); a group the table has in part is searched whole, its lines kept."""
@@ -84,7 +92,7 @@ def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict,
     todo = todo[: args.limit]
     started = time.perf_counter()
     stop_cleanly_on_signals()  # Ctrl+C or SIGTERM: the groups finished are saved, then the workers stopped
-    with Pool(args.jobs, initializer=leave_stopping_to_the_main_process, maxtasksperchild=20) as pool:
+    with Pool(args.jobs, initializer=_group_worker, maxtasksperchild=20) as pool:
         jobs = [(group, args.rules, kind.name) for group in todo]
         unsaved = 0
         try:

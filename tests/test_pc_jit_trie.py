@@ -214,3 +214,33 @@ def test_an_arena_too_large_for_the_memos_values_is_refused(monkeypatch) -> None
     monkeypatch.setattr(jit_trie, "ARENA_WORDS", (1 << jit_trie.VBITS) + 1)
     with pytest.raises(ValueError, match="VBITS"):
         jit_trie._Shared()
+
+
+def test_a_memo_sized_for_the_generators_or_a_tiny_one_wins_the_same_leaves(monkeypatch) -> None:
+    """jit_trie.size_memo (the table generators' workers: GENERATOR_MEMO) before a process's first trie search: the
+    searches use that memo, and one so small it starts over all the time wins the same leaves as the default one.
+    After a search has made the memo, sizing it is refused."""
+    import ai.pc.jit_trie as jit_trie
+
+    rng = random.Random(11)
+    cases = [_case(rng) for _ in range(6)]
+    rules = Rules.named("srs")
+    expected = [
+        _won(True, bits, lines, trie, hold, use_hold, rules, True) for bits, lines, trie, hold, use_hold in cases
+    ]
+    slots, words = jit_trie.GENERATOR_MEMO
+    assert slots > jit_trie.MEMO_SLOTS and jit_trie.ARENA_WORDS < words <= 1 << jit_trie.VBITS
+    for sizes in ((1 << 6, 1 << 10), jit_trie.GENERATOR_MEMO):
+        monkeypatch.setattr(jit_trie, "_SHARED", [])
+        monkeypatch.setattr(jit_trie, "MEMO_SLOTS", jit_trie.MEMO_SLOTS)  # (restored after the test)
+        monkeypatch.setattr(jit_trie, "ARENA_WORDS", jit_trie.ARENA_WORDS)
+        percent_module._MEMOS.clear()
+        jit_trie.size_memo(*sizes)
+        won = [
+            _won(True, bits, lines, trie, hold, use_hold, rules, True) for bits, lines, trie, hold, use_hold in cases
+        ]
+        assert won == expected
+        assert len(jit_trie._SHARED[0].memo) == 2 * sizes[0] and len(jit_trie._SHARED[0].arena) == sizes[1]
+        with pytest.raises(RuntimeError, match="first trie search"):
+            jit_trie.size_memo(*sizes)
+    percent_module._MEMOS.clear()

@@ -412,6 +412,20 @@ class _Shared:
 
 
 _SHARED: list[_Shared] = []
+# the table generators' memo (size_memo): a group of positions searched at once (ai.pc.later_start.solve_group) fills
+# the default one and starts it over, losing what the positions share; 8 times the slots and twice the arena (VBITS
+# allows no more) made no kicks' two-dealt positions with J held, IJLSZ left and L in play 157 -> 94 CPU s (168
+# positions, one run each); 16 times the slots, 90 s
+GENERATOR_MEMO = (1 << 21, 1 << 23)
+
+
+def size_memo(slots: int, words: int) -> None:
+    """Give this process's trie searches a memo of `slots` slots and an arena of `words` words (a table generator's
+    worker, before its first search: the searches made so far keep the memo they have)."""
+    global MEMO_SLOTS, ARENA_WORDS
+    if _SHARED:
+        raise RuntimeError("size_memo comes before the process's first trie search")
+    MEMO_SLOTS, ARENA_WORDS = slots, words
 
 
 def forget() -> None:
