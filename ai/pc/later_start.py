@@ -63,7 +63,9 @@ sessions).
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
 the positions it holds, and the others are searched as without it, bounded by the wider rules' table where there is
-one (`load` reads that too).
+one (`load` reads that too). The two- to four-dealt kinds are made a group at a time (`solve_group`: the positions
+with the same piece held and the same pieces left in the bag, in one trie with one memo), where slow positions
+share most of their search.
 """
 
 from __future__ import annotations
