@@ -64,10 +64,11 @@ def _solve_group(job: tuple) -> tuple[list[str], float]:
 
 
 def _group_worker() -> None:
-    """A pool worker making groups: the stopping rules, and a memo large enough for a group's shared states."""
+    """A pool worker making groups: the stopping rules (first: a stop while it starts ends it quietly), and a memo
+    large enough for a group's shared states."""
+    leave_stopping_to_the_main_process()
     from ai.pc import jit_trie
 
-    leave_stopping_to_the_main_process()
     jit_trie.size_memo(*jit_trie.GENERATOR_MEMO)
 
 
