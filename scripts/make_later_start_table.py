@@ -63,6 +63,16 @@ def _solve_group(job: tuple) -> tuple[list[str], float]:
     return [later_start.format_line(key, entry) for key, entry in entries.items()], time.process_time() - started
 
 
+def _written(out: Path, rules, kind: later_start.Kind, lines: dict, started: float, stopped: bool = False) -> int:
+    """Write the table and say so: the exit status (130 where the run was stopped)."""
+    later_start.write_table(out, rules, list(lines.values()), kind)
+    if stopped:
+        print(f"stopped: {len(lines)} positions in {out}; --update goes on", file=sys.stderr)
+        return 130
+    print(f"wrote {out} ({len(lines)} positions) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
 def _group_worker() -> None:
     """A pool worker making groups: the stopping rules (first: a stop while it starts ends it quietly), and a memo
     large enough for a group's shared states."""
@@ -113,12 +123,8 @@ def _make_in_groups(args, rules, kind: later_start.Kind, out: Path, table: dict,
                     later_start.write_table(out, rules, list(lines.values()), kind)
                     unsaved = 0
         except KeyboardInterrupt:
-            later_start.write_table(out, rules, list(lines.values()), kind)
-            print(f"stopped: {len(lines)} positions in {out}; --update goes on", file=sys.stderr)
-            return 130
-    later_start.write_table(out, rules, list(lines.values()), kind)
-    print(f"wrote {out} ({len(lines)} positions) in {time.perf_counter() - started:.0f} s")
-    return 0
+            return _written(out, rules, kind, lines, started, stopped=True)
+    return _written(out, rules, kind, lines, started)
 
 
 def main() -> int:
@@ -182,12 +188,8 @@ def main() -> int:
                 if (i + 1) % args.save_every == 0:
                     later_start.write_table(out, rules, list(lines.values()), kind)
         except KeyboardInterrupt:
-            later_start.write_table(out, rules, list(lines.values()), kind)
-            print(f"stopped: {len(lines)} positions in {out}; --update goes on", file=sys.stderr)
-            return 130
-    later_start.write_table(out, rules, list(lines.values()), kind)
-    print(f"wrote {out} ({len(lines)} positions) in {time.perf_counter() - started:.0f} s")
-    return 0
+            return _written(out, rules, kind, lines, started, stopped=True)
+    return _written(out, rules, kind, lines, started)
 
 
 if __name__ == "__main__":
