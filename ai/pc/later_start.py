@@ -462,15 +462,23 @@ def solve_group(group: GroupKey, rules: Rules, kind: Kind) -> dict[Key, Entry]:
     `compute` is."""
     from ai.pc.percent import Trie
     from ai.pc.seconds import best_per_order
+    from game.randomizer import make_randomizer
 
     if not grouped(kind):
         raise ValueError(f"{kind.name} positions are not made in groups")
     held, last = group
+    bag = make_randomizer("7bag", 0)
+    # the futures after the next bag's first pieces shown, as the randomizer deals them (as pc_chance asks it)
+    futures = {
+        first: [future for future, _ in bag.sequences(4, kind.state((*last, *first)))]
+        for first in itertools.permutations(ALL_PIECES, kind.dealt - 1)
+    }
+    assert all(len(after) == kind.futures for after in futures.values())
     sequences = [
         (*order, *first, *future)
         for order in itertools.permutations(last)
-        for first in itertools.permutations(ALL_PIECES, kind.dealt - 1)
-        for future in itertools.permutations([piece for piece in ALL_PIECES if piece not in first], 4)
+        for first, after in futures.items()
+        for future in after
     ]
     wider = wider_rules(rules)
     above = Lines(b"", kind) if wider is None else _table(wider, kind)
