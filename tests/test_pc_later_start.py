@@ -90,12 +90,15 @@ def _shipped(kinds: tuple) -> list:
 
 
 # kinds whose positions the default rules search within ~140 ms: their tables are made only under rules slower there
-# (six-dealt-empty took up to ~240 ms, so the default rules have that table)
+# (six-dealt-empty took up to ~240 ms, so the default rules have that table; three- and four-dealt-empty, 30 random
+# positions each, at most 129 and 93 ms)
 SLOW_RULES_ONLY = {
     later_start.BAG_START,
     later_start.FIVE_DEALT,
     later_start.SIX_DEALT,
     later_start.FIVE_DEALT_EMPTY,
+    later_start.THREE_DEALT_EMPTY,
+    later_start.FOUR_DEALT_EMPTY,
 }
 
 
@@ -452,6 +455,8 @@ EMPTY_KINDS = (
     later_start.TWO_DEALT_EMPTY,
     later_start.FIVE_DEALT_EMPTY,
     later_start.SIX_DEALT_EMPTY,
+    later_start.THREE_DEALT_EMPTY,
+    later_start.FOUR_DEALT_EMPTY,
 )
 
 
@@ -474,8 +479,8 @@ def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(name, 
     no pressed answer."""
     table = _load(name, kind)
     _assert_whole(name, kind, table)
-    assert kind.size == {1: 5_040, 2: 17_640, 5: 35_280, 6: 17_640}[kind.dealt]
-    assert kind.futures == {1: 2_520, 2: 720, 5: 252, 6: 420}[kind.dealt]
+    assert kind.size == {1: 5_040, 2: 17_640, 3: 35_280, 4: 44_100, 5: 35_280, 6: 17_640}[kind.dealt]
+    assert kind.futures == {1: 2_520, 2: 720, 3: 120, 4: 168, 5: 252, 6: 420}[kind.dealt]
     for (held, shown), (first, pressed) in table.items():
         assert held is None and pressed is None and first.futures == kind.futures
         assert 0 <= first.count <= kind.futures and first.piece in shown[:2]

@@ -60,6 +60,13 @@ some take 0.3-1.5 s (sampled, a mean 10, 54, 137 and 142 ms), under NRS with 180
 150, 192 and 219 ms; its held six-dealt table, all 123,480 positions, took ~4.7 hours on 2 cores over three
 sessions).
 
+Two more with hold empty (`three-dealt-empty`, `four-dealt-empty`): three or four of the bag dealt, the pieces shown
+as the held kinds' (the 2nd and 7th PC of a player who does not keep a piece: 840 * 42 = 35,280 positions of 120
+futures, the next bag's other five in order; 210 * 210 = 44,100 of 168, its other four and one of the bag after).
+Searched (30 random positions of each, ad hoc), the default rules take a median 13 and 18 ms, at most 129 and 93 ms,
+so no table is made for them there; without kicks a mean 64 and 65 ms, up to 0.76 and 0.28 s; under NRS with 180
+turns a mean 63 and 225 ms, up to 0.33 and 1.9 s (9 of 30 four-dealt ones over 200 ms).
+
 A table may be made part way (over sessions with `--update`, as no kicks' later-start table was; the generator
 searches one position of each mirror-image pair, `mirrored_key`, where the rules' placements reflect): it answers
 the positions it holds, and the others are searched as without it, bounded by the wider rules' table where there is
@@ -185,6 +192,8 @@ FIVE_DEALT = Kind(5, True, 42)
 SIX_DEALT = Kind(6, True, 84)
 FIVE_DEALT_EMPTY = Kind(5, False, 252)
 SIX_DEALT_EMPTY = Kind(6, False, 420)
+THREE_DEALT_EMPTY = Kind(3, False, 120)
+FOUR_DEALT_EMPTY = Kind(4, False, 168)
 KINDS = (
     LATER_START,
     TWO_DEALT,
@@ -197,6 +206,8 @@ KINDS = (
     SIX_DEALT,
     FIVE_DEALT_EMPTY,
     SIX_DEALT_EMPTY,
+    THREE_DEALT_EMPTY,
+    FOUR_DEALT_EMPTY,
 )
 
 
