@@ -9,8 +9,7 @@ import itertools
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
-from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,26 +19,30 @@ from ai.pc.api import solve
 from ai.pc.chance import pc_chance
 from ai.protocol import percent_text
 from game.pieces import Piece
-from game.randomizer import make_randomizer
 from game.rules import Rules
-
-SEVEN_BAG = make_randomizer("7bag", 0)
-RULES = opening.RULES["srs-180"]  # the game's default rules: the table shipped
-NO_TABLES = Rules.named("nrs")  # NRS without 180 turns: no table of its own (NRS with 180's bound it, not answer it)
+from tests.later_start_tables import (
+    NO_TABLES,
+    PART_MADE,
+    RULES,
+    SEVEN_BAG,
+    SHIPPED_TABLES,
+    Practice,
+    assert_whole,
+    doubled,
+    fewest_kept,
+    kind_keys,
+    load_shipped,
+    no_2_line_pc_shown,
+    played_params,
+    position_of,
+    searched_chance,
+    shipped_params,
+)
 
 
 @pytest.fixture(scope="module")
 def table() -> dict:
-    return _load("srs-180", later_start.LATER_START)
-
-
-def _fewest_kept(
-    table: dict, keys: Iterable[later_start.Key], acceptable: Callable[[later_start.Key], bool]
-) -> later_start.Key:
-    """Of `keys`, the first `acceptable` position whose best placement keeps the fewest futures (table order)."""
-    found = next((key for key in sorted(keys, key=lambda k: (table[k][0].count, k)) if acceptable(key)), None)
-    assert found is not None, "no such position is acceptable"
-    return found
+    return load_shipped("srs-180", later_start.LATER_START)
 
 
 def _hardest(
@@ -52,7 +55,7 @@ def _hardest(
         for key, (first, after) in table.items()
         if (after.count < first.count if after is not None else not pressed)
     )
-    return _fewest_kept(table, keys, acceptable)
+    return fewest_kept(table, keys, acceptable)
 
 
 # the rule sets with a table shipped (ai/pc/later-start_<name>.txt.gz)
@@ -60,33 +63,6 @@ SHIPPED = sorted(
     path.name.removeprefix("later-start_").removesuffix(".txt.gz")
     for path in Path(later_start.__file__).parent.glob("later-start_*.txt.gz")
 )
-
-
-# every table shipped, of any kind: (rule set, kind) for each ai/pc/<kind>_<rules>.txt.gz
-SHIPPED_TABLES = [
-    (name, kind) for kind in later_start.KINDS for name in opening.RULES if later_start.path(name, kind).exists()
-]
-
-
-@cache
-def _load(name: str, kind: later_start.Kind) -> dict:
-    return later_start.load_table(later_start.path(name, kind), opening.RULES[name], kind)
-
-
-@cache
-def _kind_keys(kind: later_start.Kind) -> tuple:
-    """The kind's positions in its order, listed once for its tables under every rule set: listing a big kind takes
-    up to ~1.2 s, which each table's bisection test paid (those tests: 132 -> 57 s on one core)."""
-    return tuple(kind.keys())
-
-
-def _first_keys(kind: later_start.Kind, count: int = 50) -> tuple:
-    return _kind_keys(kind)[:count]
-
-
-def _shipped(kinds: tuple) -> list:
-    """The shipped tables of these kinds, as pytest parameters named kind-rules."""
-    return [pytest.param(name, kind, id=f"{kind.name}-{name}") for name, kind in SHIPPED_TABLES if kind in kinds]
 
 
 # kinds whose positions the default rules search within ~140 ms: their tables are made only under rules slower there
@@ -108,35 +84,12 @@ def test_the_default_rules_tables_are_shipped():
     assert made == set(later_start.KINDS) - SLOW_RULES_ONLY
 
 
-# tables made part way, by (rules, kind) (`make_later_start_table.py --update` goes on from the positions a table
-# holds; no kicks' later-start table was made so over four sessions): their lines are checked as the others', the
-# positions they lack are searched (bounded by the wider rules' table, where there is one: NRS has none). Once whole,
-# a table leaves this set (the tests below fail until it does). No kicks' two-dealt table was made so over five
-# sessions (18,624 positions one by one, then groups in the kind's order, with their mirror images), NRS's held
-# six-dealt table over three and plain SRS's three-dealt one over two; all three are whole.
-PART_MADE: set[tuple[str, str]] = set()
-
-
-@cache
-def _every_key(kind: later_start.Kind) -> frozenset:
-    return frozenset(_kind_keys(kind))
-
-
-def _assert_whole(name: str, kind: later_start.Kind, table: dict) -> None:
-    """Every position of the kind, or, made part way (and known to be so), some of them and no other."""
-    if (name, kind.name) in PART_MADE:
-        assert table and table.keys() < _every_key(kind)
-    else:
-        assert table.keys() == _every_key(kind)
-        assert len(table) == kind.size
-
-
 @pytest.mark.parametrize("name", SHIPPED)
 def test_each_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name):
     """Made under today's rules (else it reads as empty), whole (or, made part way, some of the positions, known
     to be so), and each line as the module describes it."""
     table = later_start.load_table(later_start.path(name), opening.RULES[name])
-    _assert_whole(name, later_start.LATER_START, table)
+    assert_whole(name, later_start.LATER_START, table)
     assert later_start.LATER_START.size == 30_240
     for (held, shown), (first, pressed) in table.items():
         assert 0 <= first.count <= opening.FUTURES and first.piece in (held, shown[0])
@@ -195,7 +148,7 @@ def test_a_reflected_entry_equals_the_search_and_its_placements_keep_their_count
     reflected from the S's position (J and L, S and Z swapped). Its answers are the search's counts, and the
     placements named keep them future by future."""
     rules = opening.RULES[name]
-    table = _load(name, later_start.LATER_START)
+    table = load_shipped(name, later_start.LATER_START)
     reflected = [key for key in table if Piece.Z not in key[1]]
     assert len(reflected) == 720 * 6  # every one, as every S's position is made
     key = min(reflected, key=lambda k: (sum(later_start.counts(table[k])), k))  # loses the most
@@ -212,43 +165,17 @@ def test_mirror_image_positions_searched_each_have_the_same_counts(name):
     """The premise of writing one of a pair reflected, on the positions a table holds both of (SRS+ without 180
     turns: every one, each searched; no kicks: the 17,408 of the bag's missing piece an I, J, L or O, searched before
     the generator reflected): the same counts as they are and with hold pressed."""
-    table = _load(name, later_start.LATER_START)
+    table = load_shipped(name, later_start.LATER_START)
     pairs = [(key, later_start.mirrored_key(key)) for key in table if Piece.Z in key[1] and Piece.S in key[1]]
     assert len(pairs) >= 17_000
     assert [key for key, image in pairs if later_start.counts(table[key]) != later_start.counts(table[image])] == []
 
 
-def _position(
-    key: later_start.Key, spent: bool, kind: later_start.Kind = later_start.LATER_START, rules=RULES
-) -> tuple:
-    """pc_chance's arguments at a table's position, as it is or with hold pressed there."""
-    held, shown = key
-    state = kind.state(shown)
-    if spent:  # hold pressed: the held piece in play, the one that was in play held
-        return (0, held, list(shown[1:]), shown[0], state, SEVEN_BAG, rules, 4)
-    return (0, shown[0], list(shown[1:]), held, state, SEVEN_BAG, rules, 4)
-
-
-_SEARCHED: dict[tuple, float] = {}
-
-
-def _searched_chance(board, current, queue, hold, state, bag, rules, lines, hold_spent: bool = False) -> float:
-    """pc_chance's chance searched (no table), each position once in this module: the tests comparing a table's
-    entries with the search and the player tests reading the panel at those same positions ask for the same
-    searches (each up to seconds; ~2 minutes of this module's CPU time were such repeats)."""
-    bits = board if isinstance(board, int) else board.bits
-    key = (bits, current, tuple(queue), hold, tuple(state), id(bag), rules.cache_key(), lines, hold_spent)
-    if key not in _SEARCHED:
-        args = (board, current, list(queue), hold, state, bag, rules, lines)
-        _SEARCHED[key] = pc_chance(*args, hold_spent=hold_spent, table=False).chance
-    return _SEARCHED[key]
-
-
 def test_pc_chance_answers_from_the_table_as_the_search_does(table):
     for key in (_hardest(table, True), _hardest(table, False)):
         for spent in (False, True):
-            looked_up = pc_chance(*_position(key, spent), hold_spent=spent)
-            searched = _searched_chance(*_position(key, spent), hold_spent=spent)
+            looked_up = pc_chance(*position_of(key, spent), hold_spent=spent)
+            searched = searched_chance(*position_of(key, spent), hold_spent=spent)
             assert looked_up.chance == searched and not looked_up.approximate, (key, spent)
             first, pressed = table[key]
             assert round(looked_up.chance * opening.FUTURES) == (pressed or first if spent else first).count
@@ -280,11 +207,11 @@ DEALT = (
 )
 
 
-@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+@pytest.mark.parametrize(("name", "kind"), shipped_params(DEALT))
 def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_pressing_changes_it(name, kind):
     """Made under today's rules (else it reads as empty), whole, and each line as the module describes it."""
-    table = _load(name, kind)
-    _assert_whole(name, kind, table)
+    table = load_shipped(name, kind)
+    assert_whole(name, kind, table)
     sizes = {2: 7 * 2520 * 7, 3: 840 * 42 * 7, 4: 210 * 210 * 7, 5: 42 * 840 * 7, 6: 7 * 2520 * 7, 7: 5040 * 7}
     assert kind.size == sizes[kind.dealt]
     assert kind.futures == {2: 360, 3: 120, 4: 24, 5: 42, 6: 84, 7: 210}[kind.dealt]
@@ -297,11 +224,11 @@ def test_each_dealt_table_holds_every_position_with_a_pressed_answer_only_where_
             assert pressed.count <= first.count
 
 
-@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+@pytest.mark.parametrize(("name", "kind"), shipped_params(DEALT))
 def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(name, kind):
     """Sampled entries and the hardest ones: the table's counts are the search's; pc_chance looked up (as the worker
     asks it) gives the search's chance, with hold pressed and without."""
-    table, rules = _load(name, kind), opening.RULES[name]
+    table, rules = load_shipped(name, kind), opening.RULES[name]
     hardest = [_hardest(table, True), _hardest(table, False)]
     for key in random.Random(55).sample(sorted(table), 3):  # (the hardest are searched below, as the panel asks)
         stored, searched = table[key], later_start.compute(key, rules, kind)
@@ -309,23 +236,16 @@ def test_dealt_entries_equal_the_search_and_pc_chance_answers_from_them(name, ki
     for key in hardest:
         first, pressed = table[key]
         for spent in (False, True):
-            looked_up = pc_chance(*_position(key, spent, kind, rules), hold_spent=spent)
-            searched_chance = _searched_chance(*_position(key, spent, kind, rules), hold_spent=spent)
-            assert looked_up.chance == searched_chance and not looked_up.approximate, (key, spent)
+            looked_up = pc_chance(*position_of(key, spent, kind, rules), hold_spent=spent)
+            by_search = searched_chance(*position_of(key, spent, kind, rules), hold_spent=spent)
+            assert looked_up.chance == by_search and not looked_up.approximate, (key, spent)
             assert looked_up.futures == kind.futures
             assert round(looked_up.chance * kind.futures) == (pressed or first if spent else first).count
 
 
-def _doubled(kind: later_start.Kind, shown: tuple[Piece, ...]) -> tuple[Piece, ...]:
-    """The pieces shown with one twice in one bag, which no position has: the first two shown the same, or with six
-    dealt (the bag's last is the piece in play alone, and the next bag may begin with it) the next two."""
-    at = 2 if kind.dealt == 6 else 1
-    return (*shown[:at], shown[at - 1], *shown[at + 1 :])
-
-
-@pytest.mark.parametrize(("name", "kind"), _shipped(DEALT))
+@pytest.mark.parametrize(("name", "kind"), shipped_params(DEALT))
 def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
-    table, rules = _load(name, kind), opening.RULES[name]
+    table, rules = load_shipped(name, kind), opening.RULES[name]
     key = _hardest(table, True)
     held, shown = key
     state = kind.state(shown)
@@ -337,19 +257,19 @@ def test_a_dealt_answer_is_given_only_for_its_own_positions(name, kind):
     other_state = (*state[1:], shown[-1])
     assert later_start.lookup(shown, held, rules, False, other_state) is None
     assert later_start.lookup(shown, held, NO_TABLES, False, state) is None  # no table of its own
-    assert later_start.lookup(_doubled(kind, shown), held, rules, False, state) is None
+    assert later_start.lookup(doubled(kind, shown), held, rules, False, state) is None
 
 
 @pytest.mark.parametrize(
-    ("name", "kind"), [param for param in _shipped(DEALT) if opening.RULES[param.values[0]].mirror_symmetric]
+    ("name", "kind"), [param for param in shipped_params(DEALT) if opening.RULES[param.values[0]].mirror_symmetric]
 )
 def test_a_reflecting_dealt_tables_fewest_kept_pair_each_equals_the_search(name, kind):
     """Made from nothing in one run (no kicks' bag-start, its two-dealt in groups and SRS+ without 180's three-dealt
     were; its two- and four-dealt hold the same pairing), a table has the earlier of each mirror-image pair in the
     kind's order searched and the later written reflected: of the pair that keeps the fewest futures the reflected
     line is the other's reflected, and both have the search's counts."""
-    table, rules = _load(name, kind), opening.RULES[name]
-    order = {key: i for i, key in enumerate(_kind_keys(kind))}
+    table, rules = load_shipped(name, kind), opening.RULES[name]
+    order = {key: i for i, key in enumerate(kind_keys(kind))}
     key = min(table, key=lambda k: (sum(later_start.counts(table[k])), k))
     searched, reflected = sorted((key, later_start.mirrored_key(key)), key=order.__getitem__)
     assert table[reflected] == later_start.mirrored_entry(table[searched])
@@ -363,7 +283,7 @@ def test_the_wider_rules_bound_on_the_tables_making_changes_no_count():
     ends the search. At positions where it does (no kicks keeps as many futures as SRS with 180, not all), the counts
     are the unbounded search's and the table's."""
     kind, rules = later_start.TWO_DEALT, opening.RULES["none-180"]
-    table, wider = _load("none-180", kind), _load("srs-180", kind)
+    table, wider = load_shipped("none-180", kind), load_shipped("srs-180", kind)
     reached = sorted(k for k, (first, _) in table.items() if first.count == wider[k][0].count < kind.futures)
     for key in random.Random(58).sample(reached, 2):
         bounded = later_start.compute(key, rules, kind)
@@ -372,7 +292,7 @@ def test_the_wider_rules_bound_on_the_tables_making_changes_no_count():
 
 
 def _group_keys(group: later_start.GroupKey, kind: later_start.Kind) -> set:
-    return {key for key in _kind_keys(kind) if later_start.group_of(key, kind) == group}
+    return {key for key in kind_keys(kind) if later_start.group_of(key, kind) == group}
 
 
 def test_a_group_made_at_once_has_the_counts_of_the_table_made_one_position_at_a_time():
@@ -380,7 +300,7 @@ def test_a_group_made_at_once_has_the_counts_of_the_table_made_one_position_at_a
     the shipped four-dealt table of the default rules, whose positions were searched one by one, for every position
     of a group, each with a pressed answer there."""
     kind = later_start.FOUR_DEALT
-    table = _load("srs-180", kind)
+    table = load_shipped("srs-180", kind)
     group = (Piece.J, (Piece.L, Piece.O, Piece.S))
     made = later_start.solve_group(group, RULES, kind)
     assert set(made) == _group_keys(group, kind) and len(made) == 1260
@@ -402,7 +322,7 @@ def test_a_group_made_at_once_under_rules_bounded_by_wider_ones_has_the_searchs_
         assert later_start.counts(made[key]) == later_start.counts(later_start.compute(key, rules, kind))
     groups = later_start.groups(kind)
     assert len(set(groups)) == len(groups) == 7 * 35
-    assert {later_start.group_of(key, kind) for key in _kind_keys(kind)} == set(groups)
+    assert {later_start.group_of(key, kind) for key in kind_keys(kind)} == set(groups)
     assert all(later_start.mirrored_group(later_start.mirrored_group(g)) == g for g in groups)
     with pytest.raises(ValueError, match="not made in groups"):
         later_start.solve_group((Piece.J, ()), rules, later_start.LATER_START)
@@ -413,7 +333,7 @@ def test_the_generator_makes_a_group_a_table_has_in_part_whole_and_keeps_the_lin
     it searches that group, a group at a time, keeps the ten lines, and the counts it adds are those of the shipped
     table, made one position at a time."""
     kind = later_start.FOUR_DEALT
-    shipped = _load("srs-180", kind)
+    shipped = load_shipped("srs-180", kind)
     group = later_start.groups(kind)[0]
     keys = sorted(_group_keys(group, kind))
     kept = {key: shipped[key] for key in keys[:10]}
@@ -430,13 +350,17 @@ def test_the_generator_makes_a_group_a_table_has_in_part_whole_and_keeps_the_lin
     assert all(later_start.counts(made[key]) == later_start.counts(shipped[key]) for key in keys)
 
 
-@pytest.mark.parametrize(("name", "kind"), _shipped(later_start.KINDS))
+def _first_keys(kind: later_start.Kind, count: int = 50) -> tuple:
+    return kind_keys(kind)[:count]
+
+
+@pytest.mark.parametrize(("name", "kind"), shipped_params(later_start.KINDS))
 def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
     """The worker keeps a table's lines as bytes and finds a key by bisection (later_start.Lines). Bisection finds
     every line of a file whose keys (the text before the answers) are distinct, of one length and sorted as bytes,
     which is checked line by line; entries spread over the file (every 97th, the first and the last) are found as
     the whole parse reads them, and a key of another kind is not found."""
-    table = _load(name, kind)
+    table = load_shipped(name, kind)
     lines = later_start.Lines(later_start._body(later_start.path(name, kind), opening.RULES[name]) or b"", kind)
     assert len(lines) == len(table) > 0
     keys = [b" ".join(line.split(b" ", 2)[:2]) for line in lines.body.splitlines()]
@@ -446,95 +370,6 @@ def test_the_lookups_bisection_finds_every_entry_as_the_whole_parse(name, kind):
         assert lines.get(key) == entry, key
     for other in later_start.KINDS:  # a key of another kind is not found
         assert all(lines.get(key) is None for key in _first_keys(other) if key not in table)
-
-
-# The kinds with hold empty: a bag's last six shown (2,520 futures), or its last five and the next bag's first (720),
-# or its last two or one and the next bag's first four or five (252, 420).
-EMPTY_KINDS = (
-    later_start.LATER_START_EMPTY,
-    later_start.TWO_DEALT_EMPTY,
-    later_start.FIVE_DEALT_EMPTY,
-    later_start.SIX_DEALT_EMPTY,
-    later_start.THREE_DEALT_EMPTY,
-    later_start.FOUR_DEALT_EMPTY,
-)
-
-
-def _hardest_with_a_pc(table: dict, acceptable: Callable[[later_start.Key], bool] = lambda _: True) -> later_start.Key:
-    """The position whose best placement keeps the fewest futures, but some (the first `acceptable` one, if told)."""
-    return _fewest_kept(table, (key for key, (first, _) in table.items() if first.count), acceptable)
-
-
-def _no_2_line_pc_shown(rules: Rules) -> Callable[[later_start.Key], bool]:
-    """Do the pieces shown make no 2-line PC? Where they make one, the panel shows that PC and its chance (the lowest
-    PC the known pieces finish, ai.pc_service), not the table's 4-line chance (with five dealt, six pieces shown
-    often make one)."""
-    return lambda key: not solve(0, key[1], hold=key[0], rules=rules, lines=2, verify=False).solvable
-
-
-@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
-def test_each_hold_empty_table_holds_every_position_and_no_pressed_answer(name, kind):
-    """Made under today's rules, whole, and each line as described: the best placement is the piece in play's
-    or, hold pressed, the next one's; pressing hold with hold empty shows a new piece, another position, so there is
-    no pressed answer."""
-    table = _load(name, kind)
-    _assert_whole(name, kind, table)
-    assert kind.size == {1: 5_040, 2: 17_640, 3: 35_280, 4: 44_100, 5: 35_280, 6: 17_640}[kind.dealt]
-    assert kind.futures == {1: 2_520, 2: 720, 3: 120, 4: 168, 5: 252, 6: 420}[kind.dealt]
-    for (held, shown), (first, pressed) in table.items():
-        assert held is None and pressed is None and first.futures == kind.futures
-        assert 0 <= first.count <= kind.futures and first.piece in shown[:2]
-
-
-@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
-def test_hold_empty_entries_equal_the_search_and_pc_chance_answers_from_them(name, kind):
-    table, rules = _load(name, kind), opening.RULES[name]
-    hardest = _hardest_with_a_pc(table)
-    for key in random.Random(56).sample(sorted(table), 2):  # (the hardest is searched below, as the panel asks)
-        stored, searched = table[key], later_start.compute(key, rules, kind)
-        assert later_start.counts(stored) == later_start.counts(searched), later_start.format_line(key, stored)
-    _, shown = hardest
-    position = _position(hardest, False, kind, rules)
-    looked_up = pc_chance(*position)
-    assert looked_up.chance == _searched_chance(*position) and not looked_up.approximate
-    assert looked_up.futures == kind.futures and round(looked_up.chance * kind.futures) == table[hardest][0].count
-    best = looked_up.best_placement
-    assert best is not None and best.hold == (best.piece != shown[0]) and best.piece == table[hardest][0].piece
-
-
-def test_a_hold_empty_answer_keeps_its_count_future_by_future():
-    """The two-dealt hold-empty table's hardest answer, checked with the single-queue solver over its 720 futures:
-    the placement as named (the piece in play's, or the next one's with the piece in play held), then any PC."""
-    kind = later_start.TWO_DEALT_EMPTY
-    table = _load("srs-180", kind)
-    key = _hardest_with_a_pc(table)
-    _, shown = key
-    (first, _), state = table[key], kind.state(shown)
-    assert first.count < kind.futures
-    if first.piece == shown[0]:
-        queue, kept = shown[1:], None
-    else:
-        queue, kept = shown[2:], shown[0]
-    count = sum(
-        solve(first.mask, (*queue, *future), hold=kept, rules=RULES, lines=4, verify=False).solvable
-        for future, _ in SEVEN_BAG.sequences(5, state)
-    )
-    assert count == first.count
-
-
-@pytest.mark.parametrize(("name", "kind"), _shipped(EMPTY_KINDS))
-def test_hold_empty_answers_are_given_only_for_their_own_positions(name, kind):
-    table, rules = _load(name, kind), opening.RULES[name]
-    key = _hardest_with_a_pc(table)
-    _, shown = key
-    state = kind.state(shown)
-    assert later_start.lookup(shown, None, rules, False, state) == table[key][0]
-    assert later_start.lookup(shown, None, rules, True, state) is None  # hold spent with nothing held: no such
-    assert later_start.lookup(shown, None, NO_TABLES, False, state) is None  # no table of its own
-    assert later_start.lookup(_doubled(kind, shown), None, rules, False, state) is None
-    if kind is later_start.LATER_START_EMPTY:
-        missing = next(p for p in Piece if p not in shown)
-        assert later_start.lookup(shown, None, rules, False, (missing,)) is None  # a game's first: the opening's
 
 
 def test_a_missing_damaged_or_other_rules_table_is_not_used_and_only_damage_is_reported(tmp_path, caplog):
@@ -602,82 +437,7 @@ def app(app):
     return use_thread_worker(app)
 
 
-# the rule sets a player plays the tables under here, as the settings name them (rotation, 180 turns)
-PLAYED = {
-    "srs-180": ("srs", True),
-    "srs": ("srs", False),
-    "srsplus-180": ("srs+", True),
-    "srsplus": ("srs+", False),
-    "none-180": ("none", True),
-    "nrs-180": ("nrs", True),
-}
-
-
-def _played(kinds: tuple) -> list:
-    return [param for param in _shipped(kinds) if param.values[0] in PLAYED]
-
-
-class _Practice:
-    """A PC-practice game started at a later PC's first position (empty field) under the rule set `name`, played as
-    a player does: from what the panel says, one key at a time."""
-
-    def __init__(self, app, name: str, held: Piece | None, shown: tuple[Piece, ...], state: tuple) -> None:
-        from game.board import Board
-        from settings.model import change
-        from tests.players import pc_practice
-        from ui.play_state import StartPosition
-
-        rotation, allow_180 = PLAYED[name]
-        assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=allow_180)) is None
-        start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=state)
-        self.app = app
-        self.keys, scene = pc_practice(app, 1, start)
-        self.coach, self.game = scene.coach, scene.game
-        assert self.game.rules.cache_key() == opening.RULES[name].cache_key()  # the settings' rules are the game's
-
-    def panel(self):
-        """The panel once it names a move."""
-        from tests.players import pc_answered, run_until
-
-        assert run_until(self.app, lambda: pc_answered(self.coach) and self.coach.pc_panel().first_move is not None)
-        return self.coach.pc_panel()
-
-    def searched(self) -> float:
-        """The chance at the game's position as it is, searched (no table)."""
-        from ui.coach import snapshot_of
-
-        s = snapshot_of(self.game)
-        args = (s.board, s.current, list(s.queue), s.hold, s.randomizer_state, SEVEN_BAG, s.rules, 4)
-        return _searched_chance(*args, hold_spent=s.hold_used)
-
-    def press(self, button, done) -> None:
-        from tests.players import run_until
-
-        self.keys.pending = [button]
-        assert run_until(self.app, done)
-
-    def make_a_mistake_and_take_it_back(self, panel) -> None:
-        """The piece in play dropped where it is, then undone: the same panel again."""
-        from game.handling import Button
-
-        self.press(Button.HARD_DROP, lambda: self.game.stats.pieces == 1)
-        game = self.game
-        self.press(Button.UNDO, lambda: self.keys.idle and game.stats.pieces == 0 and game.board.bits == 0)
-        again = self.panel()
-        assert again.chance == panel.chance and again.advice == panel.advice
-
-    def play(self, move) -> None:
-        """The move's keys, one per tick, until it is placed."""
-        from game.executor import KeyExecutor
-        from tests.players import pc_answered, run_until
-
-        self.keys.executor = KeyExecutor(move.keys)
-        assert run_until(self.app, lambda: self.game.stats.pieces == 1)
-        assert self.game.board.bits == move.placement.mask
-        assert run_until(self.app, lambda: pc_answered(self.coach))
-
-
-@pytest.mark.parametrize(("name", "kind"), _played((later_start.LATER_START, *DEALT)))
+@pytest.mark.parametrize(("name", "kind"), played_params((later_start.LATER_START, *DEALT)))
 def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, name, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six
     pieces dealt, one of them held from the bag before (or as the 6th, 4th, 2nd, 7th or 5th: the bag's last five,
@@ -689,13 +449,13 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
     PC: where they make one, the panel shows that PC instead of the table's 4-line chance.)"""
     from game.handling import Button
 
-    table = _load(name, kind)
-    key = _hardest(table, True, _no_2_line_pc_shown(opening.RULES[name]))
+    table = load_shipped(name, kind)
+    key = _hardest(table, True, no_2_line_pc_shown(opening.RULES[name]))
     held, shown = key
     first, pressed = table[key]
     assert pressed is not None and pressed.count < first.count
     futures = kind.futures
-    player = _Practice(app, name, held, shown, kind.state(shown))
+    player = Practice(app, name, held, shown, kind.state(shown))
     game = player.game
     try:
         panel = player.panel()
@@ -714,42 +474,5 @@ def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app,
         player.play(move)
         assert game.board.bits == pressed.mask and game.hold == shown[0]
         assert player.coach.pc_panel().chance == player.searched()  # the next bag's first piece is shown now
-    finally:
-        app.scenes.pop()
-
-
-@pytest.mark.parametrize(("name", "kind"), _played(EMPTY_KINDS))
-def test_a_player_at_a_later_start_with_hold_empty_sees_the_tables_chance_and_can_follow_it(app, name, kind):
-    """A PC-practice game started as a later PC's first position with hold empty, of a player who does not keep a
-    piece (ten pieces a PC): a bag's last six dealt (the 6th PC), its last five and the next bag's first (the 4th),
-    or its last two or one and the next bag's first four or five (the 5th and 3rd). The player reads the panel,
-    makes a mistake and takes it back, presses hold on its own (a new piece is shown: after the bag's last six, that
-    is the two-dealt table's position with hold spent) and plays the advice one key at a time. Every chance shown is
-    the search's, the first the table's."""
-    from game.handling import Button
-
-    table = _load(name, kind)
-    key = _hardest_with_a_pc(table, _no_2_line_pc_shown(opening.RULES[name]))
-    _, shown = key
-    first, _ = table[key]
-    player = _Practice(app, name, None, shown, kind.state(shown))
-    game = player.game
-    try:
-        panel = player.panel()
-        assert game.board.bits == 0 and game.hold is None
-        assert round(panel.chance * kind.futures) == first.count and panel.chance == player.searched()
-        assert panel.chance_text == f"PC chance {percent_text(first.count / kind.futures)}"
-        move = panel.first_move
-        assert move.hold == (first.piece != shown[0])
-        assert (move.placement.piece, move.placement.mask) == (first.piece, first.mask)
-        player.make_a_mistake_and_take_it_back(panel)
-        player.press(Button.HOLD, lambda: player.keys.idle and game.hold_used)  # on its own
-        assert game.hold == shown[0]
-        after = player.panel()
-        assert after.chance == player.searched()
-        move = after.first_move
-        assert not move.hold
-        player.play(move)
-        assert player.coach.pc_panel().chance == player.searched()
     finally:
         app.scenes.pop()
