@@ -139,9 +139,10 @@ class Practice:
     def __init__(self, app, name: str, held: Piece | None, shown: tuple[Piece, ...], state: tuple) -> None:
         from game.board import Board
         from settings.model import change
-        from tests.players import pc_practice
+        from tests.players import pc_practice, use_thread_worker
         from ui.play_state import StartPosition
 
+        use_thread_worker(app)  # (conftest's app; before anything asks for its worker)
         rotation, allow_180 = PLAYED[name]
         assert app.update_settings(change(app.settings, "rules", rotation=rotation, allow_180=allow_180)) is None
         start = StartPosition(board=Board.empty(), queue=list(shown), hold=held, randomizer_state=state)

@@ -429,14 +429,6 @@ def test_a_worker_reads_its_rules_tables_and_the_wider_rules_where_its_own_are_m
         assert ("srs-180", later_start.THREE_DEALT) not in read
 
 
-@pytest.fixture
-def app(app):
-    """conftest's app, with the AI worker in a thread."""
-    from tests.players import use_thread_worker
-
-    return use_thread_worker(app)
-
-
 @pytest.mark.parametrize(("name", "kind"), played_params((later_start.LATER_START, *DEALT)))
 def test_a_player_at_a_later_start_sees_the_tables_chance_and_can_follow_it(app, name, kind):
     """A PC-practice game started as the 8th PC of a player who keeps a piece in hold: empty field, a bag's last six

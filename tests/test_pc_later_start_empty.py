@@ -32,15 +32,6 @@ from tests.later_start_tables import (
     shipped_params,
 )
 
-
-@pytest.fixture
-def app(app):
-    """conftest's app, with the AI worker in a thread."""
-    from tests.players import use_thread_worker
-
-    return use_thread_worker(app)
-
-
 # The kinds with hold empty: a bag's last six shown (2,520 futures), or its last five and the next bag's first (720),
 # or its last two or one and the next bag's first four or five (252, 420).
 EMPTY_KINDS = (
